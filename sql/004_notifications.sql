@@ -1,0 +1,33 @@
+-- Homework reminder events and the in-app notification inbox.
+
+create table homework_reminder_events (
+  id             uuid primary key,
+  task_id        uuid not null references learning_tasks (id) on delete cascade,
+  target_user_id uuid not null references users (id) on delete cascade,
+  trigger_type   text not null check (trigger_type in ('START', 'BEFORE_DUE_24H', 'DUE')),
+  scheduled_at   timestamptz not null,
+  sent_at        timestamptz,
+  canceled       boolean not null default false,
+  created_at     timestamptz not null default now()
+);
+-- At most one live event per (task, user, trigger); canceled ones stay as history.
+create unique index homework_reminder_events_live_key
+  on homework_reminder_events (task_id, target_user_id, trigger_type) where not canceled;
+-- The scheduler's scan: pending events by time.
+create index homework_reminder_events_due_idx
+  on homework_reminder_events (scheduled_at) where sent_at is null and not canceled;
+
+create table notifications (
+  id                uuid primary key,
+  user_id           uuid not null references users (id) on delete cascade,
+  notification_type text not null,
+  title             text not null,
+  content           text not null default '',
+  action_path       text,
+  read_at           timestamptz,
+  delivered_at      timestamptz not null,
+  -- The reminder event this notification delivers: unique, so an event is delivered once.
+  event_id          uuid unique references homework_reminder_events (id) on delete set null
+);
+create index notifications_user_idx on notifications (user_id, delivered_at desc, id desc);
+create index notifications_unread_idx on notifications (user_id, notification_type) where read_at is null;

@@ -1,0 +1,106 @@
+import { jwt } from '@elysiajs/jwt'
+import { Elysia, type DocumentDecoration } from 'elysia'
+import type { Deps } from '../deps.ts'
+import { ERROR_CATALOGUE, forbidden, unauthenticated } from './errors.ts'
+import { courseAccess, type CourseLevel, type CurrentUser, type Role } from './guards.ts'
+
+export const SESSION_COOKIE = 'cls_session'
+
+interface SessionRow {
+  session_id: string
+  id: string
+  username: string
+  email: string
+  display_name: string
+  role: Role
+  created_at: Date
+}
+
+const errorResponse = (status: 401 | 403) => ({
+  description: status === 401 ? ERROR_CATALOGUE.UNAUTHENTICATED.description : ERROR_CATALOGUE.FORBIDDEN.description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+})
+
+const security: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { cookieAuth: [] }]
+const authDetail: DocumentDecoration = { security, responses: { 401: errorResponse(401) } }
+const guardedDetail: DocumentDecoration = { security, responses: { 401: errorResponse(401), 403: errorResponse(403) } }
+
+// The `auth` macro has run before a dependent macro (`auth: true`), but its output is not in
+// the dependent macro's static type.
+type Authenticated = { user: CurrentUser; sessionId: string }
+
+/** Signs and verifies session tokens (HS256 JWTs) with @elysiajs/jwt. */
+export function tokenSigner(secret: string) {
+  const plugin = jwt({ name: 'jwt', secret, alg: 'HS256' })
+  return plugin.decorator.jwt
+}
+
+export function bearerOrCookie(headers: Record<string, string | undefined>, cookieValue: unknown): string | null {
+  const h = headers.authorization
+  if (h) {
+    const m = /^Bearer\s+(\S+)$/i.exec(h)
+    return m ? m[1]! : null
+  }
+  return typeof cookieValue === 'string' && cookieValue ? cookieValue : null
+}
+
+/**
+ * The authentication plugin. Routes opt in with macros:
+ *   `{ auth: true }`            any logged-in user → `user`, `sessionId`
+ *   `{ role: 'TEACHER' }`       logged in with that role
+ *   `{ course: 'member' }`      member (teacher or student) of `params.courseId` → `course`
+ *   `{ course: 'teacher' }`     the teacher of `params.courseId`
+ * A token is a JWT naming a server-side session; the session row decides (logout, expiry).
+ */
+export function authPlugin(deps: Deps) {
+  const { sql, clock } = deps
+  const tokens = tokenSigner(deps.config.jwtSecret)
+  return new Elysia({ name: 'auth' })
+    .decorate('tokens', tokens)
+    .macro({
+      auth: {
+        detail: authDetail,
+        async resolve({ headers, cookie }) {
+          const token = bearerOrCookie(headers, cookie[SESSION_COOKIE]?.value)
+          if (!token) throw unauthenticated()
+          const payload = await tokens.verify(token)
+          const sid = payload && typeof payload.sid === 'string' ? payload.sid : null
+          if (!sid) throw unauthenticated()
+          const [row] = await sql<SessionRow[]>`
+            select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at
+              from sessions s join users u on u.id = s.user_id
+             where s.id = ${sid} and s.revoked_at is null and s.expires_at > ${clock.now()}`
+          if (!row) throw unauthenticated()
+          const user: CurrentUser = {
+            id: row.id,
+            username: row.username,
+            email: row.email,
+            displayName: row.display_name,
+            role: row.role,
+            createdAt: row.created_at,
+          }
+          return { user, sessionId: row.session_id }
+        },
+      },
+    })
+    .macro({
+      role: (role: Role) => ({
+        auth: true,
+        detail: guardedDetail,
+        resolve(ctx) {
+          const { user } = ctx as unknown as Authenticated
+          if (user.role !== role) throw forbidden(role === 'TEACHER' ? 'Only teachers can do this.' : 'Only students can do this.')
+          return {}
+        },
+      }),
+      course: (level: CourseLevel) => ({
+        auth: true,
+        detail: guardedDetail,
+        async resolve(ctx) {
+          const { user, params } = ctx as unknown as Authenticated & { params: Record<string, string | undefined> }
+          const courseId = params.courseId ?? ''
+          return { course: await courseAccess(sql, courseId, user, level) }
+        },
+      }),
+    })
+}

@@ -1,0 +1,75 @@
+/**
+ * The one closed list of error codes. Each code has one HTTP status. Feature modules throw
+ * `AppError`s built from this list; `onError` (src/http/plumbing.ts) turns them into the envelope.
+ * The README and the OpenAPI description are generated from / mirror this table.
+ */
+export const ERROR_CATALOGUE = {
+  MALFORMED_REQUEST: { code: 40000, status: 400, description: 'The request could not be read (malformed JSON, bad multipart, bad id).' },
+  VALIDATION_FAILED: { code: 40001, status: 400, description: 'One or more fields are invalid; `data.fields` lists them.' },
+  UNAUTHENTICATED: { code: 40100, status: 401, description: 'Not logged in, or the login expired or was ended.' },
+  BAD_CREDENTIALS: { code: 40101, status: 401, description: 'Login failed: unknown user or wrong password.' },
+  FORBIDDEN: { code: 40300, status: 403, description: 'Logged in, but not allowed (wrong role, not a member of the course).' },
+  NOT_FOUND: { code: 40400, status: 404, description: 'No such route or resource.' },
+  COURSE_NOT_FOUND: { code: 40401, status: 404, description: 'Unknown course, or unknown invite code.' },
+  UNIT_NOT_FOUND: { code: 40402, status: 404, description: 'Unknown learning unit in this course.' },
+  POINT_NOT_FOUND: { code: 40403, status: 404, description: 'Unknown knowledge point in this course.' },
+  TASK_NOT_FOUND: { code: 40404, status: 404, description: 'Unknown learning task in this course.' },
+  SUBMISSION_NOT_FOUND: { code: 40405, status: 404, description: 'Unknown submission.' },
+  EXPERIMENT_NOT_FOUND: { code: 40406, status: 404, description: 'Unknown experiment.' },
+  RESOURCE_NOT_FOUND: { code: 40407, status: 404, description: 'Unknown course resource.' },
+  NOTIFICATION_NOT_FOUND: { code: 40408, status: 404, description: 'Unknown notification (or not yours).' },
+  ANNOUNCEMENT_NOT_FOUND: { code: 40409, status: 404, description: 'Unknown announcement in this course.' },
+  METHOD_NOT_ALLOWED: { code: 40500, status: 405, description: 'The route exists but not for this HTTP method; see `Allow`.' },
+  CONFLICT: { code: 40900, status: 409, description: 'The request conflicts with the current state.' },
+  USERNAME_TAKEN: { code: 40901, status: 409, description: 'That username is already registered.' },
+  EMAIL_TAKEN: { code: 40902, status: 409, description: 'That email is already registered.' },
+  JOINING_CLOSED: { code: 40903, status: 409, description: 'The course does not accept new members right now.' },
+  HAS_SUBMISSIONS: { code: 40904, status: 409, description: 'Cannot delete: students have already submitted work.' },
+  PAYLOAD_TOO_LARGE: { code: 41300, status: 413, description: 'The request body or upload is larger than allowed.' },
+  UNSUPPORTED_MEDIA_TYPE: { code: 41500, status: 415, description: 'The Content-Type is not accepted by this endpoint.' },
+  TOO_MANY_REQUESTS: { code: 42900, status: 429, description: 'Too many attempts; retry after `Retry-After` seconds.' },
+  INTERNAL: { code: 50000, status: 500, description: 'Unexpected server error; quote the request id when reporting it.' },
+  UNAVAILABLE: { code: 50300, status: 503, description: 'A dependency (the database) is unavailable; retry later.' },
+} as const
+
+export type ErrorName = keyof typeof ERROR_CATALOGUE
+
+export interface FieldError {
+  field: string
+  message: string
+}
+
+export class AppError extends Error {
+  readonly status: number
+  readonly code: number
+  constructor(
+    readonly errorName: ErrorName,
+    message: string,
+    readonly data: unknown = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+    this.status = ERROR_CATALOGUE[errorName].status
+    this.code = ERROR_CATALOGUE[errorName].code
+  }
+}
+
+export const badRequest = (message: string, fields?: FieldError[]) =>
+  new AppError(fields ? 'VALIDATION_FAILED' : 'MALFORMED_REQUEST', message, fields ? { fields } : null)
+
+/** A validation failure on one field, shaped like schema validation failures. */
+export const invalidField = (field: string, message: string) =>
+  new AppError('VALIDATION_FAILED', `${field}: ${message}`, { fields: [{ field, message }] })
+
+export const unauthenticated = (message = 'You are not logged in, or your login has expired. Please log in again.') =>
+  new AppError('UNAUTHENTICATED', message)
+
+export const forbidden = (message = 'You are not allowed to do this.') => new AppError('FORBIDDEN', message)
+
+export const notFound = (name: ErrorName = 'NOT_FOUND', message = 'Not found.') => new AppError(name, message)
+
+export const conflict = (name: ErrorName = 'CONFLICT', message = 'This conflicts with the current state.') =>
+  new AppError(name, message)
+
+export const tooLarge = (limitBytes: number) =>
+  new AppError('PAYLOAD_TOO_LARGE', `The upload is larger than the limit of ${limitBytes} bytes.`, { limitBytes })

@@ -1,0 +1,41 @@
+import type { Sql } from '../db/connect.ts'
+import { forbidden, notFound } from './errors.ts'
+
+export type Role = 'STUDENT' | 'TEACHER'
+
+export interface CurrentUser {
+  id: string
+  username: string
+  email: string
+  displayName: string
+  role: Role
+  createdAt: Date
+}
+
+export interface CourseAccess {
+  id: string
+  title: string
+  teacherId: string
+  /** The caller's role in this course. */
+  as: 'TEACHER' | 'STUDENT'
+}
+
+export type CourseLevel = 'member' | 'teacher'
+
+/**
+ * The one course guard: 404 for an unknown course, 403 for a non-member (or a non-teacher
+ * when `level` is 'teacher'). Routes use it through the `course` macro; services that reach
+ * a course through another id (an experiment, a resource) call it directly.
+ */
+export async function courseAccess(sql: Sql, courseId: string, user: CurrentUser, level: CourseLevel): Promise<CourseAccess> {
+  const [row] = await sql<{ id: string; title: string; teacher_id: string; is_member: boolean }[]>`
+    select c.id, c.title, c.teacher_id,
+           exists (select 1 from course_members m where m.course_id = c.id and m.user_id = ${user.id}) as is_member
+      from courses c
+     where c.id = ${courseId}`
+  if (!row) throw notFound('COURSE_NOT_FOUND', 'This course does not exist.')
+  const isTeacher = row.teacher_id === user.id
+  if (!isTeacher && !row.is_member) throw forbidden('You are not a member of this course.')
+  if (level === 'teacher' && !isTeacher) throw forbidden("Only this course's teacher can do this.")
+  return { id: row.id, title: row.title, teacherId: row.teacher_id, as: isTeacher ? 'TEACHER' : 'STUDENT' }
+}

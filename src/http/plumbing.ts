@@ -1,0 +1,198 @@
+import { Elysia } from 'elysia'
+import postgres from 'postgres'
+import type { Logger } from '../lib/log.ts'
+import { AppError, ERROR_CATALOGUE, type ErrorName, type FieldError } from './errors.ts'
+
+/** JSON bodies are small; uploads (multipart) have their own, configurable limit. */
+export const MAX_JSON_BYTES = 1024 * 1024
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const ACCEPTED_BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded']
+
+interface RequestMeta {
+  id: string
+  start: number
+}
+const meta = new WeakMap<Request, RequestMeta>()
+export const requestIdOf = (request: Request) => meta.get(request)?.id ?? 'unknown'
+
+const envelopeOf = (name: ErrorName, message: string, data: unknown = null) => ({
+  code: ERROR_CATALOGUE[name].code,
+  message,
+  data,
+})
+
+/** Turns a schema-validation failure (zod via Standard Schema) into `{ field, message }` rows. */
+function validationFields(error: any): FieldError[] {
+  const on: string = error?.type ?? error?.on ?? 'body'
+  let issues: any[] = []
+  try {
+    issues = Array.isArray(error?.all) ? error.all : []
+  } catch {
+    issues = []
+  }
+  const rows = issues.map((i: any) => {
+    const path = Array.isArray(i?.path)
+      ? i.path.map((p: any) => (typeof p === 'object' && p !== null ? p.key : p)).join('.')
+      : typeof i?.path === 'string'
+        ? i.path.replace(/^\//, '').replaceAll('/', '.')
+        : ''
+    const message = typeof i?.message === 'string' ? i.message : typeof i?.summary === 'string' ? i.summary : 'is invalid'
+    return { field: path || on, message }
+  })
+  return rows.length ? rows : [{ field: on, message: 'is invalid' }]
+}
+
+function isConnectionError(e: any) {
+  const c = e?.code
+  return (
+    c === 'ECONNREFUSED' ||
+    c === 'ECONNRESET' ||
+    c === 'CONNECTION_CLOSED' ||
+    c === 'CONNECTION_ENDED' ||
+    c === 'CONNECTION_DESTROYED' ||
+    c === 'CONNECT_TIMEOUT' ||
+    c === 'ENOENT' ||
+    (typeof c === 'string' && (c.startsWith('08') || c === '57P01' || c === '57P03'))
+  )
+}
+
+/** PostgreSQL SQLSTATEs are translated here, once. */
+function fromPostgres(e: postgres.PostgresError): { status: number; body: ReturnType<typeof envelopeOf> } | null {
+  switch (e.code) {
+    case '23505':
+      return { status: 409, body: envelopeOf('CONFLICT', 'This already exists.') }
+    case '23503':
+      return { status: 404, body: envelopeOf('NOT_FOUND', 'A referenced record does not exist.') }
+    case '22P02':
+    case '22007':
+    case '22008':
+    case '22003':
+    case '22001':
+    case '23514':
+    case '22023':
+      return { status: 400, body: envelopeOf('MALFORMED_REQUEST', 'A value in the request is not valid.') }
+    case '40001':
+    case '40P01':
+      return { status: 503, body: envelopeOf('UNAVAILABLE', 'The database was busy; please retry.') }
+  }
+  return null
+}
+
+export interface PlumbingOptions {
+  log: Logger
+  /** Lists the methods served for a path; lets an unknown method answer 405 instead of 404. */
+  methodsFor: (path: string) => string[]
+}
+
+/**
+ * Cross-cutting HTTP behaviour: request ids, one log line per request, security headers,
+ * body-size and content-type checks, and the single error handler that turns every failure
+ * into the `{ code, message, data }` envelope.
+ */
+export function plumbing({ log, methodsFor }: PlumbingOptions) {
+  return new Elysia({ name: 'plumbing' })
+    .onRequest(({ request, set }) => {
+      const incoming = request.headers.get('x-request-id')
+      const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID()
+      meta.set(request, { id, start: performance.now() })
+      set.headers['x-request-id'] = id
+      set.headers['x-content-type-options'] = 'nosniff'
+      set.headers['referrer-policy'] = 'same-origin'
+
+      if (!BODY_METHODS.has(request.method)) return
+      const length = Number(request.headers.get('content-length') ?? '0')
+      const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+      const hasBody = length > 0 || request.headers.has('transfer-encoding')
+      if (hasBody && type && !ACCEPTED_BODY_TYPES.includes(type)) {
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted; send application/json or multipart/form-data.`)
+      }
+      if (type !== 'multipart/form-data' && length > MAX_JSON_BYTES) {
+        throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${MAX_JSON_BYTES} bytes.`, {
+          limitBytes: MAX_JSON_BYTES,
+        })
+      }
+    })
+    .onError({ as: 'global' }, ({ code, error, set, request, path }) => {
+      const requestId = requestIdOf(request)
+      set.headers['content-type'] = 'application/json; charset=utf-8'
+      if (error instanceof AppError) {
+        set.status = error.status
+        Object.assign(set.headers, error.headers)
+        return envelopeOf(error.errorName, error.message, error.data)
+      }
+      switch (code) {
+        case 'VALIDATION': {
+          const fields = validationFields(error)
+          set.status = 400
+          const summary = fields.map((f) => `${f.field}: ${f.message}`).join('; ')
+          return envelopeOf('VALIDATION_FAILED', `Invalid request. ${summary}`.slice(0, 500), { fields })
+        }
+        case 'PARSE':
+          set.status = 400
+          return envelopeOf('MALFORMED_REQUEST', 'The request body could not be parsed; send well-formed JSON or multipart/form-data.')
+        case 'INVALID_COOKIE_SIGNATURE':
+          set.status = 401
+          return envelopeOf('UNAUTHENTICATED', 'Your login cookie is not valid. Please log in again.')
+        case 'NOT_FOUND': {
+          const allowed = methodsFor(path)
+          if (allowed.length && !allowed.includes(request.method)) {
+            set.status = 405
+            set.headers['allow'] = allowed.join(', ')
+            return envelopeOf('METHOD_NOT_ALLOWED', `${request.method} is not supported here. Allowed: ${allowed.join(', ')}.`)
+          }
+          set.status = 404
+          return envelopeOf('NOT_FOUND', `No route for ${request.method} ${path}.`)
+        }
+      }
+      if (error instanceof postgres.PostgresError) {
+        const mapped = fromPostgres(error)
+        if (mapped) {
+          set.status = mapped.status
+          return mapped.body
+        }
+      }
+      if ((error as any)?.name === 'RangeError' && /body|size|large/i.test(String((error as any)?.message))) {
+        set.status = 413
+        return envelopeOf('PAYLOAD_TOO_LARGE', 'The request body is too large.')
+      }
+      if (isConnectionError(error)) {
+        set.status = 503
+        log.error('dependency unavailable', { requestId, error: String((error as any)?.message ?? error) })
+        return envelopeOf('UNAVAILABLE', 'The database is unavailable right now; please retry shortly.')
+      }
+      set.status = 500
+      log.error('unhandled error', {
+        requestId,
+        code,
+        error: String((error as any)?.message ?? error),
+        stack: (error as any)?.stack,
+      })
+      return envelopeOf('INTERNAL', `Something went wrong on our side. Request id: ${requestId}.`)
+    })
+    .onAfterResponse({ as: 'global' }, ({ request, set, route, path }) => {
+      const m = meta.get(request)
+      log.info('request', {
+        requestId: m?.id,
+        method: request.method,
+        route: route || path,
+        status: typeof set.status === 'number' ? set.status : 200,
+        durationMs: m ? Math.round((performance.now() - m.start) * 100) / 100 : undefined,
+      })
+    })
+}
+
+/** Builds `methodsFor` from the app's route table: `/a/:id` becomes `^/a/[^/]+$`. */
+export function routeMethodIndex(routes: () => { method: string; path: string }[]) {
+  let compiled: { re: RegExp; method: string }[] | null = null
+  return (path: string) => {
+    compiled ??= routes().map((r) => ({
+      method: r.method,
+      re: new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$'),
+    }))
+    const methods = new Set(compiled.filter((r) => r.re.test(path)).map((r) => r.method))
+    if (methods.has('GET')) methods.add('HEAD')
+    return [...methods].filter((m) => m !== 'ALL')
+  }
+}

@@ -1,0 +1,56 @@
+import { cron } from '@elysiajs/cron'
+import { Elysia } from 'elysia'
+import type { Deps } from './deps.ts'
+import { purgeExpired } from './modules/auth/queries.ts'
+
+export interface Job {
+  name: string
+  pattern: string
+  run: (now: Date) => Promise<unknown>
+}
+
+/** The recurring jobs of one instance. Each job is idempotent and safe to run on several instances. */
+export function defaultJobs(deps: Deps): Job[] {
+  return [
+    {
+      name: 'housekeeping',
+      pattern: '17 * * * *',
+      run: (now) => purgeExpired(deps.sql, now, deps.config.loginWindowSeconds),
+    },
+  ]
+}
+
+/**
+ * Registers jobs with @elysiajs/cron (croner). `protect` keeps a run from overlapping the
+ * previous one in this process; cross-instance safety is the job's own (row locks, unique keys).
+ */
+export function scheduler(deps: Deps, jobs: Job[]) {
+  let app = new Elysia({ name: 'scheduler' })
+  for (const job of jobs) {
+    if (job.pattern === 'off') continue
+    app = app.use(
+      cron({
+        name: job.name,
+        pattern: job.pattern,
+        protect: true,
+        catch: true,
+        async run() {
+          const started = performance.now()
+          try {
+            const result = await job.run(deps.clock.now())
+            deps.log.debug('job finished', { job: job.name, durationMs: Math.round(performance.now() - started), result })
+          } catch (e) {
+            deps.log.error('job failed', { job: job.name, error: String((e as Error)?.message ?? e) })
+          }
+        },
+      }) as any,
+    )
+  }
+  return app
+}
+
+/** Stops every croner job registered in an app's store. */
+export function stopJobs(store: unknown) {
+  const jobs = (store as { cron?: Record<string, { stop(): void }> }).cron ?? {}
+  for (const j of Object.values(jobs)) j.stop()
+}

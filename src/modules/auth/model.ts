@@ -1,0 +1,44 @@
+import { z } from 'zod'
+import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+
+export const RoleSchema = z.enum(['STUDENT', 'TEACHER'])
+
+export const RegisterBody = z.object({
+  username: z
+    .string()
+    .trim()
+    .min(3, 'must be 3-32 characters')
+    .max(32, 'must be 3-32 characters')
+    .regex(/^[A-Za-z0-9_.-]+$/, 'may contain only letters, digits, "_", "." and "-"'),
+  email: z.string().trim().max(254).pipe(z.email('must be a valid email address')),
+  password: z.string().min(8, 'must be 8-128 characters').max(128, 'must be 8-128 characters'),
+  displayName: z.string().trim().min(1).max(64).optional(),
+  role: RoleSchema.optional(),
+})
+export type RegisterBody = z.infer<typeof RegisterBody>
+
+export const LoginBody = z.object({
+  identifier: z.string().trim().min(1, 'enter your username or email').max(254),
+  password: z.string().min(1, 'enter your password').max(128),
+})
+export type LoginBody = z.infer<typeof LoginBody>
+
+export const User = z
+  .object({
+    id: Uuid,
+    username: z.string(),
+    email: z.string(),
+    displayName: z.string(),
+    role: RoleSchema,
+    createdAt: IsoDateTime,
+  })
+  .meta({ id: 'User' })
+
+export const LoginResult = z
+  .object({
+    accessToken: z.string(),
+    tokenType: z.literal('Bearer'),
+    expiresAt: IsoDateTime,
+    user: User,
+  })
+  .meta({ id: 'LoginResult' })

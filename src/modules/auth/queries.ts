@@ -1,0 +1,87 @@
+import type { Sql } from '../../db/connect.ts'
+import type { Role } from '../../http/guards.ts'
+
+export interface UserRow {
+  id: string
+  username: string
+  email: string
+  password_hash: string
+  display_name: string
+  role: Role
+  created_at: Date
+}
+
+export async function insertUser(
+  sql: Sql,
+  u: { id: string; username: string; email: string; passwordHash: string; displayName: string; role: Role; now: Date },
+) {
+  const [row] = await sql<UserRow[]>`
+    insert into users (id, username, email, password_hash, display_name, role, created_at)
+    values (${u.id}, ${u.username}, ${u.email}, ${u.passwordHash}, ${u.displayName}, ${u.role}, ${u.now})
+    on conflict do nothing
+    returning id, username, email, password_hash, display_name, role, created_at`
+  return row ?? null
+}
+
+export async function findTakenIdentity(sql: Sql, username: string, email: string) {
+  return sql<{ username_taken: boolean; email_taken: boolean }[]>`
+    select coalesce(bool_or(lower(username) = lower(${username})), false) as username_taken,
+           coalesce(bool_or(lower(email) = lower(${email})), false) as email_taken
+      from users
+     where lower(username) = lower(${username}) or lower(email) = lower(${email})`
+}
+
+export async function findUserByIdentifier(sql: Sql, identifier: string) {
+  const [row] = await sql<UserRow[]>`
+    select id, username, email, password_hash, display_name, role, created_at
+      from users
+     where lower(username) = lower(${identifier}) or lower(email) = lower(${identifier})
+     limit 1`
+  return row ?? null
+}
+
+export async function insertSession(
+  sql: Sql,
+  s: { id: string; userId: string; now: Date; expiresAt: Date; userAgent: string | null; ip: string | null },
+) {
+  await sql`
+    insert into sessions (id, user_id, created_at, expires_at, user_agent, ip)
+    values (${s.id}, ${s.userId}, ${s.now}, ${s.expiresAt}, ${s.userAgent}, ${s.ip})`
+}
+
+export async function revokeSession(sql: Sql, sessionId: string, now: Date) {
+  await sql`update sessions set revoked_at = ${now} where id = ${sessionId} and revoked_at is null`
+}
+
+export interface ThrottleRow {
+  key: string
+  window_started_at: Date
+  failures: number
+}
+
+export async function readThrottle(sql: Sql, keys: string[]) {
+  return sql<ThrottleRow[]>`select key, window_started_at, failures from login_throttle where key in ${sql(keys)}`
+}
+
+/** Counts a failure per key; a window that has passed starts again at 1. */
+export async function recordFailures(sql: Sql, keys: string[], now: Date, windowSeconds: number) {
+  const windowStart = new Date(now.getTime() - windowSeconds * 1000)
+  const rows = keys.map((key) => ({ key, window_started_at: now, failures: 1 }))
+  await sql`
+    insert into login_throttle ${sql(rows, 'key', 'window_started_at', 'failures')}
+    on conflict (key) do update set
+      failures = case when login_throttle.window_started_at <= ${windowStart} then 1 else login_throttle.failures + 1 end,
+      window_started_at = case when login_throttle.window_started_at <= ${windowStart} then excluded.window_started_at
+                               else login_throttle.window_started_at end`
+}
+
+export async function clearThrottle(sql: Sql, key: string) {
+  await sql`delete from login_throttle where key = ${key}`
+}
+
+/** Housekeeping: drop sessions and throttle windows that can no longer matter. */
+export async function purgeExpired(sql: Sql, now: Date, windowSeconds: number) {
+  const windowStart = new Date(now.getTime() - windowSeconds * 1000)
+  await sql`delete from sessions where expires_at < ${now} or revoked_at < ${now}`
+  await sql`delete from login_throttle where window_started_at < ${windowStart}`
+}

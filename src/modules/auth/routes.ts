@@ -1,0 +1,72 @@
+import { Elysia } from 'elysia'
+import type { Deps } from '../../deps.ts'
+import { authPlugin, SESSION_COOKIE } from '../../http/auth.ts'
+import { envelope, iso, ok } from '../../http/envelope.ts'
+import { clientIp } from '../../http/client-ip.ts'
+import { LoginBody, LoginResult, RegisterBody, User } from './model.ts'
+import * as service from './service.ts'
+
+export function authRoutes(deps: Deps) {
+  const { sql, clock, config } = deps
+  return new Elysia({ prefix: '/auth', tags: ['Auth'] })
+    .use(authPlugin(deps))
+    .post(
+      '/register',
+      async ({ body, set }) => {
+        set.status = 201
+        return ok(await service.register(sql, body, clock.now()), 'Registered.')
+      },
+      {
+        body: RegisterBody,
+        response: { 201: envelope(User) },
+        detail: { summary: 'Register an account', description: 'Role defaults to STUDENT. 409 when the username or email is taken.' },
+      },
+    )
+    .post(
+      '/login',
+      async ({ body, tokens, cookie, request, server, headers }) => {
+        const result = await service.login(sql, body, {
+          now: clock.now(),
+          ip: clientIp(request, server, config.trustProxy),
+          userAgent: headers['user-agent']?.slice(0, 256) ?? null,
+          config,
+          sign: (p) => tokens.sign(p),
+        })
+        cookie[SESSION_COOKIE]!.set({
+          value: result.accessToken,
+          httpOnly: true,
+          sameSite: 'lax',
+          secure: config.cookieSecure,
+          path: '/',
+          expires: result.expiresAt,
+        })
+        return ok({ ...result, expiresAt: iso(result.expiresAt)! }, 'Logged in.')
+      },
+      {
+        body: LoginBody,
+        response: { 200: envelope(LoginResult) },
+        detail: {
+          summary: 'Log in with username or email',
+          description:
+            'Sets an HttpOnly session cookie and returns the same login state as a bearer token. Repeated failures are rate limited (429 with Retry-After).',
+        },
+      },
+    )
+    .get('/me', ({ user }) => ok(service.toUser(user)), {
+      auth: true,
+      response: { 200: envelope(User) },
+      detail: { summary: 'The current user' },
+    })
+    .post(
+      '/logout',
+      async ({ sessionId, cookie }) => {
+        await service.logout(sql, sessionId, clock.now())
+        cookie[SESSION_COOKIE]!.remove()
+        return ok(null, 'Logged out.')
+      },
+      {
+        auth: true,
+        detail: { summary: 'End the current login', description: 'The token stops working for both the cookie and the bearer header.' },
+      },
+    )
+}

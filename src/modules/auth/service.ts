@@ -1,0 +1,101 @@
+import type { Config } from '../../config.ts'
+import type { Sql } from '../../db/connect.ts'
+import { iso } from '../../http/envelope.ts'
+import { AppError, conflict } from '../../http/errors.ts'
+import type { CurrentUser } from '../../http/guards.ts'
+import { newId } from '../../lib/ids.ts'
+import type { LoginBody, RegisterBody } from './model.ts'
+import * as q from './queries.ts'
+
+type UserLike = Pick<CurrentUser, 'id' | 'username' | 'email' | 'displayName' | 'role' | 'createdAt'>
+
+export const toUser = (u: UserLike) => ({
+  id: u.id,
+  username: u.username,
+  email: u.email,
+  displayName: u.displayName,
+  role: u.role,
+  createdAt: iso(u.createdAt)!,
+})
+
+const fromRow = (r: q.UserRow): UserLike => ({
+  id: r.id,
+  username: r.username,
+  email: r.email,
+  displayName: r.display_name,
+  role: r.role,
+  createdAt: r.created_at,
+})
+
+// Verified against when the user does not exist, so both failures take the same time.
+const DUMMY_HASH = await Bun.password.hash('not-a-real-password', { algorithm: 'argon2id' })
+
+export async function register(sql: Sql, body: RegisterBody, now: Date) {
+  const passwordHash = await Bun.password.hash(body.password, { algorithm: 'argon2id' })
+  const row = await q.insertUser(sql, {
+    id: newId(),
+    username: body.username,
+    email: body.email,
+    passwordHash,
+    displayName: body.displayName ?? body.username,
+    role: body.role ?? 'STUDENT',
+    now,
+  })
+  if (!row) {
+    const [taken] = await q.findTakenIdentity(sql, body.username, body.email)
+    if (taken?.username_taken) throw conflict('USERNAME_TAKEN', 'That username is already taken. Please choose another.')
+    throw conflict('EMAIL_TAKEN', 'An account with that email already exists. Try logging in instead.')
+  }
+  return toUser(fromRow(row))
+}
+
+export interface LoginContext {
+  now: Date
+  ip: string | null
+  userAgent: string | null
+  config: Pick<Config, 'loginMaxFailures' | 'loginMaxFailuresPerIp' | 'loginWindowSeconds' | 'tokenTtlSeconds'>
+  sign: (payload: { sid: string; sub: string; exp: number }) => Promise<string>
+}
+
+function throttled(rows: q.ThrottleRow[], limits: Record<string, number>, ctx: LoginContext): number | null {
+  let retryAfter: number | null = null
+  for (const r of rows) {
+    const ends = r.window_started_at.getTime() + ctx.config.loginWindowSeconds * 1000
+    if (ends > ctx.now.getTime() && r.failures >= (limits[r.key] ?? Infinity)) {
+      const s = Math.ceil((ends - ctx.now.getTime()) / 1000)
+      retryAfter = Math.max(retryAfter ?? 0, s)
+    }
+  }
+  return retryAfter
+}
+
+export async function login(sql: Sql, body: LoginBody, ctx: LoginContext) {
+  const idKey = `id:${body.identifier.toLowerCase()}`
+  const ipKey = `ip:${ctx.ip ?? 'unknown'}`
+  const limits = { [idKey]: ctx.config.loginMaxFailures, [ipKey]: ctx.config.loginMaxFailuresPerIp }
+  const retryAfter = throttled(await q.readThrottle(sql, [idKey, ipKey]), limits, ctx)
+  if (retryAfter !== null) {
+    throw new AppError(
+      'TOO_MANY_REQUESTS',
+      `Too many failed login attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
+      { retryAfterSeconds: retryAfter },
+      { 'retry-after': String(retryAfter) },
+    )
+  }
+
+  const row = await q.findUserByIdentifier(sql, body.identifier)
+  const valid = await Bun.password.verify(body.password, row?.password_hash ?? DUMMY_HASH)
+  if (!row || !valid) {
+    await q.recordFailures(sql, [idKey, ipKey], ctx.now, ctx.config.loginWindowSeconds)
+    throw new AppError('BAD_CREDENTIALS', 'The username/email or password is incorrect.')
+  }
+  await q.clearThrottle(sql, idKey)
+
+  const sessionId = newId()
+  const expiresAt = new Date(ctx.now.getTime() + ctx.config.tokenTtlSeconds * 1000)
+  await q.insertSession(sql, { id: sessionId, userId: row.id, now: ctx.now, expiresAt, userAgent: ctx.userAgent, ip: ctx.ip })
+  const accessToken = await ctx.sign({ sid: sessionId, sub: row.id, exp: Math.floor(expiresAt.getTime() / 1000) })
+  return { accessToken, tokenType: 'Bearer' as const, expiresAt, user: toUser(fromRow(row)) }
+}
+
+export const logout = (sql: Sql, sessionId: string, now: Date) => q.revokeSession(sql, sessionId, now)

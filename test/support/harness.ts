@@ -1,0 +1,135 @@
+import { buildApp } from '../../src/app.ts'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { connectEmbedded, connectExternal, type Database } from '../../src/db/connect.ts'
+import { migrate } from '../../src/db/migrate.ts'
+import type { Deps } from '../../src/deps.ts'
+import { ManualClock, systemClock, type Clock } from '../../src/lib/clock.ts'
+import { createLogger } from '../../src/lib/log.ts'
+
+/**
+ * One database per test process, migrated once: the embedded PGlite in memory by default,
+ * or the PostgreSQL server named by DATABASE_URL (CI runs the suite both ways).
+ * Tests isolate themselves by creating their own users and courses with unique names.
+ */
+let dbPromise: Promise<Database> | undefined
+export function testDatabase(): Promise<Database> {
+  dbPromise ??= (async () => {
+    const url = process.env.DATABASE_URL
+    const db = url ? await connectExternal(url, 10) : await connectEmbedded(undefined)
+    await migrate(db.sql)
+    return db
+  })()
+  return dbPromise
+}
+
+export const usingExternalDb = () => Boolean(process.env.DATABASE_URL)
+
+export function testConfig(overrides: Partial<Config> = {}): Deps['config'] {
+  const base = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/cls-test-data' })
+  return {
+    ...base,
+    // Many tests fail logins on purpose from the same (absent) address.
+    loginMaxFailuresPerIp: 100_000,
+    jwtSecret: 'test-secret-test-secret-test-secret-0123456789',
+    ...overrides,
+  } as Deps['config']
+}
+
+export interface TestContext {
+  app: ReturnType<typeof buildApp>
+  deps: Deps
+  api: Client
+}
+
+export async function testApp(opts: { clock?: Clock; config?: Partial<Config>; deps?: Partial<Deps> } = {}): Promise<TestContext> {
+  const db = await testDatabase()
+  const deps: Deps = {
+    sql: db.sql,
+    config: testConfig(opts.config),
+    clock: opts.clock ?? systemClock,
+    log: createLogger((process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent'),
+    ...opts.deps,
+  }
+  const app = buildApp(deps)
+  return { app, deps, api: client(app) }
+}
+
+export { ManualClock }
+
+export interface Res<T = any> {
+  status: number
+  code: number
+  message: string
+  data: T
+  body: any
+  headers: Headers
+}
+
+export interface CallOptions {
+  json?: unknown
+  form?: FormData
+  raw?: BodyInit
+  token?: string
+  cookie?: string
+  headers?: Record<string, string>
+}
+
+export type Client = ReturnType<typeof client>
+
+/** Speaks HTTP to the app in-process. Paths are relative to `/api/v1` unless they start with `//`. */
+export function client(app: { handle(r: Request): Promise<Response> }, prefix = '/api/v1') {
+  async function call<T = any>(method: string, path: string, o: CallOptions = {}): Promise<Res<T>> {
+    const headers: Record<string, string> = { ...o.headers }
+    let body: BodyInit | undefined
+    if (o.json !== undefined) {
+      headers['content-type'] ??= 'application/json'
+      body = JSON.stringify(o.json)
+    } else if (o.form) body = o.form
+    else if (o.raw !== undefined) body = o.raw
+    if (o.token) headers.authorization = `Bearer ${o.token}`
+    if (o.cookie) headers.cookie = o.cookie
+    const url = path.startsWith('//') ? `http://localhost${path.slice(1)}` : `http://localhost${prefix}${path}`
+    const res = await app.handle(new Request(url, { method, headers, body }))
+    const text = await res.text()
+    let parsed: any = null
+    try {
+      parsed = text ? JSON.parse(text) : null
+    } catch {
+      parsed = text
+    }
+    return { status: res.status, code: parsed?.code, message: parsed?.message, data: parsed?.data, body: parsed, headers: res.headers }
+  }
+  return {
+    call,
+    get: <T = any>(p: string, o?: CallOptions) => call<T>('GET', p, o),
+    post: <T = any>(p: string, o?: CallOptions) => call<T>('POST', p, o),
+    put: <T = any>(p: string, o?: CallOptions) => call<T>('PUT', p, o),
+    patch: <T = any>(p: string, o?: CallOptions) => call<T>('PATCH', p, o),
+    del: <T = any>(p: string, o?: CallOptions) => call<T>('DELETE', p, o),
+  }
+}
+
+let counter = 0
+/** A name no other test (or earlier run against the same database) uses. */
+export const uniq = (prefix = 'u') => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`
+
+export interface Account {
+  id: string
+  username: string
+  email: string
+  role: 'STUDENT' | 'TEACHER'
+  token: string
+  password: string
+}
+
+/** Registers and logs in a fresh account. */
+export async function signUp(api: Client, role: 'STUDENT' | 'TEACHER' = 'STUDENT', displayName?: string): Promise<Account> {
+  const username = uniq(role === 'TEACHER' ? 't' : 's')
+  const password = 'correct horse battery'
+  const email = `${username}@example.test`
+  const reg = await api.post('/auth/register', { json: { username, email, password, role, displayName } })
+  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`)
+  const login = await api.post('/auth/login', { json: { identifier: username, password } })
+  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`)
+  return { id: reg.data.id, username, email, role, token: login.data.accessToken, password }
+}
