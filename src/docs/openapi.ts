@@ -39,6 +39,15 @@ export function docs() {
       tags: [
         { name: 'Auth', description: 'Accounts, login and logout' },
         { name: 'Infrastructure', description: 'Health' },
+        { name: 'Courses', description: 'Courses, invite codes, members' },
+        { name: 'Announcements', description: 'Course announcements' },
+        { name: 'Workspace', description: 'Workspace module configuration' },
+        { name: 'Learning', description: 'Units, knowledge points, tasks, answer sheets, grading, ordering' },
+        { name: 'Homework', description: 'Homework centre and reminder schedules' },
+        { name: 'Notifications', description: 'In-app inbox' },
+        { name: 'Experiments', description: 'Experiments, file submissions and grading' },
+        { name: 'Resources', description: 'Course resources and file downloads' },
+        { name: 'Grades', description: 'Per-student grade overview and CSV export' },
       ],
       components: {
         securitySchemes: {

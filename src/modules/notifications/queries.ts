@@ -1,0 +1,46 @@
+import type { Sql, TxSql } from '../../db/connect.ts'
+import { newId } from '../../lib/ids.ts'
+
+export type NotificationType = 'HOMEWORK_REMINDER' | 'SUBMISSION_GRADED' | 'ANNOUNCEMENT'
+
+export interface NewNotification {
+  userId: string
+  type: NotificationType
+  title: string
+  content: string
+  actionPath: string | null
+}
+
+/** Writes many notifications in one statement (fan-out is set-based, never a loop of inserts). */
+export async function insertNotifications(sql: Sql | TxSql, rows: NewNotification[], now: Date) {
+  if (rows.length === 0) return 0
+  const values = rows.map((r) => ({
+    id: newId(),
+    user_id: r.userId,
+    notification_type: r.type,
+    title: r.title,
+    content: r.content,
+    action_path: r.actionPath,
+    delivered_at: now,
+  }))
+  const res = await sql`
+    insert into notifications ${sql(values, 'id', 'user_id', 'notification_type', 'title', 'content', 'action_path', 'delivered_at')}`
+  return res.count
+}
+
+/** Notifies every student of a course in one INSERT … SELECT (announcements). */
+export async function notifyCourseStudents(
+  sql: Sql | TxSql,
+  courseId: string,
+  n: Omit<NewNotification, 'userId'>,
+  now: Date,
+) {
+  // UUIDv7-like ids are generated per row in SQL would need an extension; ids here only need
+  // to be unique, so gen_random_uuid() (v4) is used for this fan-out.
+  const res = await sql`
+    insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at)
+    select gen_random_uuid(), m.user_id, ${n.type}, ${n.title}, ${n.content}, ${n.actionPath}, ${now}
+      from course_members m
+     where m.course_id = ${courseId}`
+  return res.count
+}
