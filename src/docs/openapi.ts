@@ -26,13 +26,39 @@ Ids are UUIDv7 strings; timestamps are ISO-8601 UTC with milliseconds. Growing l
 ${catalogueTable}
 `
 
+type Json = { [k: string]: unknown }
+
+/** Replaces local `#/$defs/X` references with the definitions themselves (our schemas have no cycles). */
+function inlineDefs(node: unknown, defs: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((n) => inlineDefs(n, defs))
+  if (!node || typeof node !== 'object') return node
+  const obj = node as Json
+  const ref = typeof obj.$ref === 'string' ? /^#\/\$defs\/(.+)$/.exec(obj.$ref) : null
+  if (ref && defs[ref[1]!]) {
+    const { $ref: _ignored, ...rest } = obj
+    return { ...(inlineDefs(defs[ref[1]!], defs) as Json), ...rest }
+  }
+  const out: Json = {}
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === '$defs' || k === '$schema') continue
+    out[k] = inlineDefs(v, defs)
+  }
+  return out
+}
+
+/** zod → JSON Schema for OpenAPI: request shapes as accepted (defaults optional), self-contained. */
+export function zodToOpenApi(schema: z.ZodType) {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Json
+  return inlineDefs(json, (json.$defs as Record<string, unknown>) ?? {})
+}
+
 export function docs() {
   return openapi({
     path: '/docs-ui.html',
     specPath: '/v3/api-docs',
     provider: null,
     exclude: { paths: [/^\/core\//, /^\/docs-ui/, '/v3/api-docs'] },
-    mapJsonSchema: { zod: (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) },
+    mapJsonSchema: { zod: zodToOpenApi },
     documentation: {
       openapi: '3.1.0',
       info: { title: 'Course Learning Service API', version: '1.0.0', description: DESCRIPTION },

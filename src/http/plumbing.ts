@@ -102,9 +102,10 @@ export function plumbing({ log, methodsFor }: PlumbingOptions) {
       set.headers['referrer-policy'] = 'same-origin'
 
       if (!BODY_METHODS.has(request.method)) return
-      const length = Number(request.headers.get('content-length') ?? '0')
+      const declared = request.headers.get('content-length')
+      const length = Number(declared ?? '0')
       const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-      const hasBody = length > 0 || request.headers.has('transfer-encoding')
+      const hasBody = declared !== null ? length > 0 : request.body !== null
       if (hasBody && type && !ACCEPTED_BODY_TYPES.includes(type)) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted; send application/json or multipart/form-data.`)
       }
@@ -114,9 +115,12 @@ export function plumbing({ log, methodsFor }: PlumbingOptions) {
         })
       }
     })
-    .onError({ as: 'global' }, ({ code, error, set, request, path }) => {
+    .onError({ as: 'global' }, ({ code, error: thrown, set, request, path }) => {
       const requestId = requestIdOf(request)
       set.headers['content-type'] = 'application/json; charset=utf-8'
+      // Elysia wraps what a parser throws in a ParseError; our own errors keep their meaning.
+      const cause = (thrown as { cause?: unknown })?.cause
+      const error = code === 'PARSE' && cause instanceof AppError ? cause : thrown
       if (error instanceof AppError) {
         set.status = error.status
         Object.assign(set.headers, error.headers)

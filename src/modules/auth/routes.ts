@@ -61,7 +61,16 @@ export function authRoutes(deps: Deps) {
       '/logout',
       async ({ sessionId, cookie }) => {
         await service.logout(sql, sessionId, clock.now())
-        cookie[SESSION_COOKIE]!.remove()
+        // Always answer with an expired cookie, also when the token came by header.
+        cookie[SESSION_COOKIE]!.set({
+          value: '',
+          httpOnly: true,
+          sameSite: 'lax',
+          secure: config.cookieSecure,
+          path: '/',
+          maxAge: 0,
+          expires: new Date(0),
+        })
         return ok(null, 'Logged out.')
       },
       {

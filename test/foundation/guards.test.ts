@@ -1,0 +1,65 @@
+import { describe, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
+import { authPlugin } from '../../src/http/auth.ts'
+import { ok } from '../../src/http/envelope.ts'
+import { CourseParams } from '../../src/http/params.ts'
+import { plumbing } from '../../src/http/plumbing.ts'
+import { addStudent, insertCourse } from '../support/fixtures.ts'
+import { client, signUp, testApp } from '../support/harness.ts'
+
+describe('authorization guards', async () => {
+  const { api, deps } = await testApp()
+  const probe = new Elysia()
+    .use(plumbing({ log: deps.log, methodsFor: () => [] }))
+    .use(authPlugin(deps))
+    .get('/teacher-only', ({ user }) => ok(user.id), { role: 'TEACHER' })
+    .get('/student-only', ({ user }) => ok(user.id), { role: 'STUDENT' })
+    .get('/courses/:courseId/read', ({ course }) => ok(course), { course: 'member', params: CourseParams })
+    .get('/courses/:courseId/write', ({ course }) => ok(course), { course: 'teacher', params: CourseParams })
+  const p = client(probe, '')
+
+  const teacher = await signUp(api, 'TEACHER')
+  const otherTeacher = await signUp(api, 'TEACHER')
+  const student = await signUp(api, 'STUDENT')
+  const outsider = await signUp(api, 'STUDENT')
+  const course = await insertCourse(deps.sql, teacher.id)
+  await addStudent(deps.sql, course.id, student.id)
+
+  test.each([
+    ['/teacher-only', undefined, 401],
+    ['/teacher-only', 'student', 403],
+    ['/teacher-only', 'teacher', 200],
+    ['/student-only', 'teacher', 403],
+    ['/student-only', 'student', 200],
+  ] as const)('%s as %s → %d', async (path, who, status) => {
+    const token = who === 'teacher' ? teacher.token : who === 'student' ? student.token : undefined
+    const r = await p.get(path, { token })
+    expect(r.status).toBe(status)
+    expect(r.code).toBe(status === 200 ? 0 : status === 401 ? 40100 : 40300)
+  })
+
+  const callers = { anonymous: undefined, teacher: () => teacher.token, otherTeacher: () => otherTeacher.token, student: () => student.token, outsider: () => outsider.token }
+  test.each([
+    ['read', 'anonymous', 401],
+    ['read', 'teacher', 200],
+    ['read', 'student', 200],
+    ['read', 'otherTeacher', 403],
+    ['read', 'outsider', 403],
+    ['write', 'teacher', 200],
+    ['write', 'student', 403],
+    ['write', 'otherTeacher', 403],
+  ] as const)('course %s as %s → %d', async (action, who, status) => {
+    const r = await p.get(`/courses/${course.id}/${action}`, { token: callers[who]?.() })
+    expect(r.status).toBe(status)
+    if (status === 200) expect(r.data).toEqual({ id: course.id, title: course.title, teacherId: teacher.id, as: who === 'teacher' ? 'TEACHER' : 'STUDENT' })
+  })
+
+  test('unknown course → 404; non-UUID id → 400', async () => {
+    const unknown = await p.get('/courses/0190a6e0-0000-7000-8000-000000000000/read', { token: student.token })
+    expect(unknown.status).toBe(404)
+    expect(unknown.code).toBe(40401)
+    const bad = await p.get('/courses/not-a-uuid/read', { token: student.token })
+    expect(bad.status).toBe(400)
+    expect(bad.data.fields[0].field).toBe('courseId')
+  })
+})

@@ -1,0 +1,144 @@
+import { describe, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
+import { createLogger } from '../../src/lib/log.ts'
+import { plumbing } from '../../src/http/plumbing.ts'
+import { client, testApp, testDatabase } from '../support/harness.ts'
+
+describe('HTTP conventions', async () => {
+  const { api, app } = await testApp()
+
+  test('unknown route → 404 envelope', async () => {
+    const r = await api.get('/nope/nothing')
+    expect(r.status).toBe(404)
+    expect(r.body).toEqual({ code: 40400, message: expect.stringContaining('/api/v1/nope/nothing'), data: null })
+  })
+
+  test('known route, wrong method → 405 with Allow', async () => {
+    const r = await api.del('/auth/login')
+    expect(r.status).toBe(405)
+    expect(r.code).toBe(40500)
+    expect(r.headers.get('allow')).toContain('POST')
+  })
+
+  test('malformed JSON → 400 40000, nothing written', async () => {
+    const r = await api.post('/auth/register', { raw: '{"username": "abc",', headers: { 'content-type': 'application/json' } })
+    expect(r.status).toBe(400)
+    expect(r.code).toBe(40000)
+    expect(r.data).toBeNull()
+  })
+
+  test('validation failure → 400 40001 with a field list', async () => {
+    const r = await api.post('/auth/register', { json: { username: 'a', email: 'not-an-email', password: 123 } })
+    expect(r.status).toBe(400)
+    expect(r.code).toBe(40001)
+    const fields = r.data.fields.map((f: { field: string }) => f.field).sort()
+    expect(fields).toEqual(['email', 'password', 'username'])
+    for (const f of r.data.fields) expect(typeof f.message).toBe('string')
+  })
+
+  test.each([
+    ['unknown enum value', { role: 'ADMIN' }, 'role'],
+    ['wrong type', { displayName: 42 }, 'displayName'],
+    ['200 KB string', { displayName: 'x'.repeat(200_000) }, 'displayName'],
+  ])('%s → 400 naming the field', async (_label, extra, field) => {
+    const r = await api.post('/auth/register', {
+      json: { username: 'valid_name', email: 'valid@example.test', password: 'long enough password', ...extra },
+    })
+    expect(r.status).toBe(400)
+    expect(r.code).toBe(40001)
+    expect(r.data.fields.map((f: { field: string }) => f.field)).toContain(field)
+  })
+
+  test('unsupported content type → 415', async () => {
+    const r = await api.post('/auth/login', { raw: 'identifier=x', headers: { 'content-type': 'text/plain' } })
+    expect(r.status).toBe(415)
+    expect(r.code).toBe(41500)
+  })
+
+  test('JSON body over the limit → 413 envelope', async () => {
+    const raw = JSON.stringify({ identifier: 'x'.repeat(1_100_000), password: 'y' })
+    // Declared length: refused before the body is read.
+    const declared = await api.post('/auth/login', { raw, headers: { 'content-type': 'application/json', 'content-length': String(raw.length) } })
+    expect(declared.status).toBe(413)
+    expect(declared.code).toBe(41300)
+    // Without a declared length the server's hard cap (Bun.serve maxRequestBodySize) bounds the read,
+    // and the field limits still refuse the content: never a 500.
+    const chunked = await api.post('/auth/login', { raw, headers: { 'content-type': 'application/json' } })
+    expect(chunked.status).toBe(400)
+  })
+
+  test('every response carries a request id; a sane incoming one is kept', async () => {
+    const r1 = await api.get('/nope')
+    expect(r1.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    const r2 = await api.get('/nope', { headers: { 'x-request-id': 'trace-123' } })
+    expect(r2.headers.get('x-request-id')).toBe('trace-123')
+    const r3 = await api.get('/nope', { headers: { 'x-request-id': 'bad id with spaces <script>' } })
+    expect(r3.headers.get('x-request-id')).not.toContain('<')
+    expect(r1.headers.get('x-content-type-options')).toBe('nosniff')
+  })
+
+  test('routes are served under /core/api/v1 as well', async () => {
+    const core = client(app, '/core/api/v1')
+    const r = await core.post('/auth/login', { json: { identifier: 'nobody-here', password: 'whatever1' } })
+    expect(r.status).toBe(401)
+    expect(r.code).toBe(40101)
+  })
+})
+
+describe('error handler', async () => {
+  const db = await testDatabase()
+  const lines: string[] = []
+  const log = createLogger('info', (l) => lines.push(l))
+  const app = new Elysia()
+    .use(plumbing({ log, methodsFor: () => [] }))
+    .get('/boom', () => {
+      throw new Error('secret internal detail: password=hunter2')
+    })
+    .get('/bad-uuid', async () => {
+      await db.sql`select ${'not-a-uuid'}::uuid`
+    })
+    .get('/dup', async () => {
+      await db.sql`create temporary table if not exists dup_probe (id int primary key)`
+      await db.sql`insert into dup_probe values (1) on conflict do nothing`
+      await db.sql`insert into dup_probe values (1)`
+    })
+    .get('/down', () => {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
+    })
+  const api = client(app, '')
+
+  test('an unexpected error → 500 without internals, logged with the request id', async () => {
+    const r = await api.get('/boom')
+    expect(r.status).toBe(500)
+    expect(r.code).toBe(50000)
+    expect(JSON.stringify(r.body)).not.toContain('hunter2')
+    const id = r.headers.get('x-request-id')!
+    expect(r.message).toContain(id)
+    const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'unhandled error')
+    expect(logged.requestId).toBe(id)
+  })
+
+  test('invalid text representation → 400; unique violation → 409', async () => {
+    expect((await api.get('/bad-uuid')).status).toBe(400)
+    const dup = await api.get('/dup')
+    expect(dup.status).toBe(409)
+    expect(dup.code).toBe(40900)
+  })
+
+  test('database unreachable → 503', async () => {
+    const r = await api.get('/down')
+    expect(r.status).toBe(503)
+    expect(r.code).toBe(50300)
+  })
+
+  test('one structured log line per request', async () => {
+    lines.length = 0
+    const r = await api.get('/bad-uuid')
+    await Bun.sleep(5)
+    const id = r.headers.get('x-request-id')
+    const req = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && l.requestId === id)
+    expect(req).toHaveLength(1)
+    expect(req[0]).toMatchObject({ method: 'GET', route: '/bad-uuid', status: 400, requestId: r.headers.get('x-request-id') })
+    expect(typeof req[0].durationMs).toBe('number')
+  })
+})
