@@ -59,3 +59,8 @@ describe('infrastructure endpoints', async () => {
     expect(text).not.toMatch(/https?:\/\//)
   })
 })
+
+test('the README lists every error code of the catalogue', async () => {
+  const readme = await Bun.file(`${import.meta.dir}/../../README.md`).text()
+  for (const e of Object.values(ERROR_CATALOGUE)) expect(readme).toContain(`| ${e.code} | ${e.status} |`)
+})
