@@ -8,7 +8,8 @@ create table learning_units (
   title       text not null,
   description text not null default '',
   sort_order  integer not null,
-  created_at  timestamptz not null default now()
+  created_at  timestamptz not null default now(),
+  updated_at  timestamptz
 );
 create index learning_units_course_idx on learning_units (course_id, sort_order);
 
@@ -19,7 +20,8 @@ create table knowledge_points (
   title       text not null,
   description text not null default '',
   sort_order  integer not null,
-  created_at  timestamptz not null default now()
+  created_at  timestamptz not null default now(),
+  updated_at  timestamptz
 );
 create index knowledge_points_unit_idx on knowledge_points (unit_id, sort_order);
 create index knowledge_points_course_idx on knowledge_points (course_id);
@@ -34,6 +36,8 @@ create table learning_tasks (
   material_type         text check (material_type in ('FILE', 'LINK', 'TEXT')),
   content               text not null default '',
   url                   text,
+  -- A FILE course resource of the same course, checked by the application on write
+  -- (course_resources is created by a later migration, so no foreign key here).
   resource_id           uuid,
   -- [{ id, type, stem, options, correctOptions, points }]
   questions             jsonb not null default '[]',
@@ -66,8 +70,11 @@ create table learning_submissions (
   late         boolean not null default false,
   submitted_at timestamptz not null,
   graded_at    timestamptz,
-  graded_by    uuid references users (id)
+  graded_by    uuid references users (id),
+  check (status = 'SUBMITTED' or (score is not null and graded_at is not null))
 );
 -- "The newest submission of a student for a task" is the hot lookup.
 create index learning_submissions_task_student_idx on learning_submissions (task_id, student_id, submitted_at desc, id desc);
+-- The teacher's list of a task's submissions, newest first.
+create index learning_submissions_task_newest_idx on learning_submissions (task_id, submitted_at desc, id desc);
 create index learning_submissions_course_student_idx on learning_submissions (course_id, student_id);

@@ -1,0 +1,306 @@
+import { z } from 'zod'
+import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+
+// ---------------------------------------------------------------------------------------------
+// Limits. Plain-text fields (titles, descriptions, stems, options) are stored as given and
+// rendered as text by clients; rich-text fields are sanitised on write (sanitizeRichText).
+// ---------------------------------------------------------------------------------------------
+export const LIMITS = {
+  title: 200,
+  description: 5_000,
+  richText: 100_000,
+  url: 2_000,
+  stem: 5_000,
+  option: 1_000,
+  questions: 100,
+  minOptions: 2,
+  maxOptions: 20,
+  maxPoints: 1_000,
+  answerText: 20_000,
+  feedback: 20_000,
+  reorder: 1_000,
+} as const
+
+const Title = z.string().trim().min(1, 'must not be empty').max(LIMITS.title, `must be at most ${LIMITS.title} characters`)
+const Description = z.string().trim().max(LIMITS.description, `must be at most ${LIMITS.description} characters`)
+const RichText = (max: number) => z.string().max(max, `must be at most ${max} characters`)
+/** Any ISO-8601 date-time with an offset (or Z). */
+const DateTimeInput = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time with an offset' })
+
+export const TaskKind = z.enum(['LEARNING', 'HOMEWORK'])
+export const TaskType = z.enum(['MEDIA', 'QUIZ'])
+export const MaterialType = z.enum(['FILE', 'LINK', 'TEXT'])
+export const QuestionType = z.enum(['SINGLE_CHOICE', 'MULTIPLE_CHOICE', 'SHORT_ANSWER'])
+export type TaskKind = z.infer<typeof TaskKind>
+export type TaskType = z.infer<typeof TaskType>
+export type MaterialType = z.infer<typeof MaterialType>
+export type QuestionType = z.infer<typeof QuestionType>
+
+// ---------------------------------------------------------------------------------------------
+// Units and knowledge points
+// ---------------------------------------------------------------------------------------------
+export const CreateUnitBody = z.object({ title: Title, description: Description.default('') })
+export type CreateUnitBody = z.infer<typeof CreateUnitBody>
+export const PatchUnitBody = z
+  .object({ title: Title.optional(), description: Description.optional() })
+  .refine((b) => b.title !== undefined || b.description !== undefined, { message: 'send at least one of title, description' })
+export type PatchUnitBody = z.infer<typeof PatchUnitBody>
+export const CreatePointBody = CreateUnitBody
+export const PatchPointBody = PatchUnitBody
+
+export const Unit = z
+  .object({ id: Uuid, courseId: Uuid, title: z.string(), description: z.string(), sortOrder: z.number().int() })
+  .meta({ id: 'LearningUnit' })
+export const Point = z
+  .object({ id: Uuid, unitId: Uuid, title: z.string(), description: z.string(), sortOrder: z.number().int() })
+  .meta({ id: 'KnowledgePoint' })
+
+// ---------------------------------------------------------------------------------------------
+// Tasks
+// ---------------------------------------------------------------------------------------------
+const isChoice = (t: QuestionType) => t !== 'SHORT_ANSWER'
+
+export const QuestionInput = z
+  .object({
+    /** Kept when it names a question the task already has (edits keep answer references). */
+    id: Uuid.optional(),
+    type: QuestionType,
+    stem: z.string().trim().min(1, 'must not be empty').max(LIMITS.stem, `must be at most ${LIMITS.stem} characters`),
+    options: z
+      .array(z.string().trim().min(1, 'must not be empty').max(LIMITS.option, `must be at most ${LIMITS.option} characters`))
+      .max(LIMITS.maxOptions, `at most ${LIMITS.maxOptions} options`)
+      .optional(),
+    correctOptions: z.array(z.int('must be whole numbers').min(0, 'must be 0 or more')).max(LIMITS.maxOptions).optional(),
+    points: z.number().gt(0, 'must be greater than 0').max(LIMITS.maxPoints, `must be at most ${LIMITS.maxPoints}`).default(1),
+  })
+  .superRefine((q, ctx) => {
+    const options = q.options ?? []
+    const correct = q.correctOptions ?? []
+    if (!isChoice(q.type)) {
+      if (options.length) ctx.addIssue({ code: 'custom', path: ['options'], message: 'short-answer questions take no options' })
+      if (correct.length) ctx.addIssue({ code: 'custom', path: ['correctOptions'], message: 'short-answer questions take no correct options' })
+      return
+    }
+    if (options.length < LIMITS.minOptions) {
+      ctx.addIssue({ code: 'custom', path: ['options'], message: `choice questions need ${LIMITS.minOptions} to ${LIMITS.maxOptions} options` })
+    }
+    if (correct.some((i) => i >= options.length)) {
+      ctx.addIssue({ code: 'custom', path: ['correctOptions'], message: 'each index must point at one of the options (0-based)' })
+    }
+    if (new Set(correct).size !== correct.length) {
+      ctx.addIssue({ code: 'custom', path: ['correctOptions'], message: 'must not repeat an index' })
+    }
+    if (q.type === 'SINGLE_CHOICE' && correct.length !== 1) {
+      ctx.addIssue({ code: 'custom', path: ['correctOptions'], message: 'a single-choice question has exactly one correct option' })
+    }
+    if (q.type === 'MULTIPLE_CHOICE' && correct.length < 1) {
+      ctx.addIssue({ code: 'custom', path: ['correctOptions'], message: 'a multiple-choice question needs at least one correct option' })
+    }
+  })
+export type QuestionInput = z.infer<typeof QuestionInput>
+
+/** Every task field with its type; the create and patch bodies are built from these. */
+const taskFields = {
+  title: Title,
+  taskKind: TaskKind,
+  taskType: TaskType,
+  materialType: MaterialType.nullable(),
+  content: RichText(LIMITS.richText),
+  url: z.string().trim().max(LIMITS.url, `must be at most ${LIMITS.url} characters`).nullable(),
+  resourceId: Uuid.nullable(),
+  questions: z.array(QuestionInput).max(LIMITS.questions, `at most ${LIMITS.questions} questions`),
+  startAt: DateTimeInput.nullable(),
+  dueAt: DateTimeInput.nullable(),
+  notifyOnStart: z.boolean(),
+  notifyBeforeDue24h: z.boolean(),
+  notifyOnDue: z.boolean(),
+}
+
+const HOMEWORK_ONLY = ['startAt', 'dueAt'] as const
+
+/** `new URL`, not a regex: accepts what browsers accept, and only http(s). */
+export function httpUrl(raw: string): string | null {
+  try {
+    const u = new URL(raw)
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null
+  } catch {
+    return null
+  }
+}
+
+type TaskDraft = Partial<{ [K in keyof typeof taskFields]: z.infer<(typeof taskFields)[K]> }>
+
+/**
+ * Cross-field rules of a task, run on a create body and on (stored task + patch):
+ * which fields a task kind/type/material needs and which it must not carry.
+ * The time-dependent rule (startAt defaults to now, dueAt after it) is checked by the service.
+ */
+function checkTask(t: TaskDraft, ctx: z.RefinementCtx) {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message })
+  const present = (v: unknown) => v !== undefined && v !== null
+  if (t.taskType === 'MEDIA') {
+    if (!present(t.materialType)) issue('materialType', 'is required for MEDIA tasks (FILE, LINK or TEXT)')
+    if (t.questions?.length) issue('questions', 'only QUIZ tasks have questions')
+    if (t.materialType === 'LINK') {
+      if (!present(t.url)) issue('url', 'is required for LINK material')
+      else if (!httpUrl(t.url!)) issue('url', 'must be an http or https URL')
+    } else if (present(t.url)) issue('url', 'only LINK material has a url')
+    if (t.materialType === 'FILE') {
+      if (!present(t.resourceId)) issue('resourceId', 'is required for FILE material (a file resource of this course)')
+    } else if (present(t.resourceId)) issue('resourceId', 'only FILE material has a resourceId')
+    if (t.materialType === 'TEXT' && !t.content?.trim()) issue('content', 'is required for TEXT material')
+  }
+  if (t.taskType === 'QUIZ') {
+    if (!t.questions?.length) issue('questions', 'a quiz needs at least one question')
+    if (present(t.materialType)) issue('materialType', 'only MEDIA tasks have a material type')
+    if (present(t.url)) issue('url', 'only LINK material has a url')
+    if (present(t.resourceId)) issue('resourceId', 'only FILE material has a resourceId')
+  }
+  if (t.taskKind === 'HOMEWORK') {
+    if (!present(t.dueAt)) issue('dueAt', 'is required for HOMEWORK')
+    else if (present(t.startAt) && Date.parse(t.dueAt!) <= Date.parse(t.startAt!)) issue('dueAt', 'must be after startAt')
+  } else {
+    for (const k of HOMEWORK_ONLY) if (present(t[k])) issue(k, 'only HOMEWORK tasks have a start and due time')
+  }
+}
+
+export const CreateTaskBody = z
+  .object({
+    ...taskFields,
+    taskKind: TaskKind.default('LEARNING'),
+    materialType: taskFields.materialType.optional(),
+    content: taskFields.content.default(''),
+    url: taskFields.url.optional(),
+    resourceId: taskFields.resourceId.optional(),
+    questions: taskFields.questions.default([]),
+    startAt: taskFields.startAt.optional(),
+    dueAt: taskFields.dueAt.optional(),
+    notifyOnStart: taskFields.notifyOnStart.default(true),
+    notifyBeforeDue24h: taskFields.notifyBeforeDue24h.default(true),
+    notifyOnDue: taskFields.notifyOnDue.default(true),
+  })
+  .superRefine(checkTask)
+export type CreateTaskBody = z.infer<typeof CreateTaskBody>
+
+export const PatchTaskBody = z
+  .object(Object.fromEntries(Object.entries(taskFields).map(([k, v]) => [k, v.optional()])) as {
+    [K in keyof typeof taskFields]: z.ZodOptional<(typeof taskFields)[K]>
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'send at least one field to change' })
+export type PatchTaskBody = z.infer<typeof PatchTaskBody>
+
+export const Question = z
+  .object({
+    id: Uuid,
+    type: QuestionType,
+    stem: z.string(),
+    options: z.array(z.string()),
+    correctOptions: z.array(z.number().int()).optional().meta({ description: 'Only for the course teacher; never sent to students.' }),
+    points: z.number(),
+  })
+  .meta({ id: 'QuizQuestion' })
+
+export const Task = z
+  .object({
+    id: Uuid,
+    pointId: Uuid,
+    courseId: Uuid,
+    title: z.string(),
+    taskKind: TaskKind,
+    taskType: TaskType,
+    materialType: MaterialType.nullable(),
+    content: z.string(),
+    url: z.string().nullable(),
+    resourceId: Uuid.nullable(),
+    questions: z.array(Question),
+    startAt: IsoDateTime.nullable(),
+    dueAt: IsoDateTime.nullable(),
+    notifyOnStart: z.boolean(),
+    notifyBeforeDue24h: z.boolean(),
+    notifyOnDue: z.boolean(),
+    sortOrder: z.number().int(),
+    createdAt: IsoDateTime,
+  })
+  .meta({ id: 'LearningTask' })
+
+export const PointWithTasks = Point.extend({ tasks: z.array(Task) }).meta({ id: 'KnowledgePointWithTasks' })
+export const UnitWithPoints = Unit.extend({ points: z.array(PointWithTasks) }).meta({ id: 'LearningUnitWithPoints' })
+export const LearningTree = z.object({ units: z.array(UnitWithPoints) }).meta({ id: 'LearningTree' })
+
+export const ReorderBody = z.object({
+  orderedTaskIds: z.array(Uuid).max(LIMITS.reorder, `at most ${LIMITS.reorder} ids`),
+})
+export type ReorderBody = z.infer<typeof ReorderBody>
+
+export const Deleted = z.object({ id: Uuid })
+
+// ---------------------------------------------------------------------------------------------
+// Submissions (answer sheets), grading, overview
+// ---------------------------------------------------------------------------------------------
+export const AnswerInput = z.object({
+  questionId: Uuid,
+  selectedOptions: z
+    .array(z.int('must be whole numbers').min(0, 'must be 0 or more'))
+    .max(LIMITS.maxOptions, `at most ${LIMITS.maxOptions} options`)
+    .optional(),
+  text: z.string().max(LIMITS.answerText, `must be at most ${LIMITS.answerText} characters`).optional(),
+})
+export type AnswerInput = z.infer<typeof AnswerInput>
+
+export const SubmitBody = z.object({
+  content: RichText(LIMITS.richText).optional(),
+  answers: z.array(AnswerInput).max(LIMITS.questions, `at most ${LIMITS.questions} answers`).optional(),
+})
+export type SubmitBody = z.infer<typeof SubmitBody>
+
+export const GradeBody = z.object({
+  score: z
+    .number('must be a number from 0 to 100')
+    .min(0, 'must be from 0 to 100')
+    .max(100, 'must be from 0 to 100'),
+  feedback: RichText(LIMITS.feedback).nullable().optional(),
+})
+export type GradeBody = z.infer<typeof GradeBody>
+
+export const SubmissionQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  pageSize: z.coerce.number().int().min(1).max(200).default(50),
+  studentId: Uuid.optional(),
+})
+export type SubmissionQuery = z.infer<typeof SubmissionQuery>
+
+export const Answer = z.object({ questionId: Uuid, selectedOptions: z.array(z.number().int()), text: z.string().nullable() })
+
+export const Submission = z
+  .object({
+    id: Uuid,
+    taskId: Uuid,
+    courseId: Uuid,
+    student: z.object({ id: Uuid, username: z.string(), displayName: z.string() }),
+    content: z.string().nullable(),
+    answers: z.array(Answer).nullable(),
+    autoScore: z.number().nullable(),
+    score: z.number().nullable(),
+    feedback: z.string().nullable(),
+    status: z.enum(['SUBMITTED', 'GRADED']),
+    late: z.boolean(),
+    submittedAt: IsoDateTime,
+    gradedAt: IsoDateTime.nullable(),
+  })
+  .meta({ id: 'LearningSubmission' })
+
+export const Overview = z
+  .object({
+    students: z.array(
+      z.object({
+        userId: Uuid,
+        username: z.string(),
+        displayName: z.string(),
+        totalTasks: z.number().int(),
+        submittedTasks: z.number().int(),
+        gradedTasks: z.number().int(),
+        averageScore: z.number().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'LearningOverview' })

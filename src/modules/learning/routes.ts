@@ -1,0 +1,256 @@
+import { Elysia } from 'elysia'
+import { z } from 'zod'
+import type { Deps } from '../../deps.ts'
+import { authPlugin } from '../../http/auth.ts'
+import { envelope, ok } from '../../http/envelope.ts'
+import { pageOf } from '../../http/pagination.ts'
+import { CourseParams, idParams } from '../../http/params.ts'
+import {
+  CreatePointBody,
+  CreateTaskBody,
+  CreateUnitBody,
+  Deleted,
+  GradeBody,
+  LearningTree,
+  Overview,
+  PatchPointBody,
+  PatchTaskBody,
+  PatchUnitBody,
+  Point,
+  ReorderBody,
+  Submission,
+  SubmissionQuery,
+  SubmitBody,
+  Task,
+  Unit,
+} from './model.ts'
+import * as structure from './structure-service.ts'
+import * as submissions from './submission-service.ts'
+
+const HIDDEN_KEY = 'Students never receive `correctOptions`; the course teacher does.'
+
+/** Units, knowledge points and tasks: the structure a teacher builds and members read. */
+function structureRoutes(deps: Deps) {
+  const { sql, clock } = deps
+  return new Elysia({ prefix: '/courses/:courseId/learning', tags: ['Learning'] })
+    .use(authPlugin(deps))
+    .get('/', async ({ course }) => ok(await structure.learningTree(sql, course)), {
+      course: 'member',
+      params: CourseParams,
+      response: { 200: envelope(LearningTree) },
+      detail: {
+        summary: 'The learning tree: units → knowledge points → tasks',
+        description: `Every level ordered by sortOrder; three queries whatever the size of the course. ${HIDDEN_KEY}`,
+      },
+    })
+    .post(
+      '/units',
+      async ({ course, body, set }) => {
+        set.status = 201
+        return ok(await structure.createUnit(sql, course.id, body, clock.now()), 'Unit created.')
+      },
+      {
+        course: 'teacher',
+        params: CourseParams,
+        body: CreateUnitBody,
+        response: { 201: envelope(Unit) },
+        detail: { summary: 'Create a learning unit (appended last)' },
+      },
+    )
+    .patch(
+      '/units/:unitId',
+      async ({ course, params, body }) => ok(await structure.updateUnit(sql, course.id, params.unitId, body, clock.now()), 'Unit updated.'),
+      {
+        course: 'teacher',
+        params: idParams('courseId', 'unitId'),
+        body: PatchUnitBody,
+        response: { 200: envelope(Unit) },
+        detail: { summary: 'Rename or re-describe a learning unit' },
+      },
+    )
+    .delete('/units/:unitId', async ({ course, params }) => ok(await structure.deleteUnit(sql, course.id, params.unitId), 'Unit deleted.'), {
+      course: 'teacher',
+      params: idParams('courseId', 'unitId'),
+      response: { 200: envelope(Deleted) },
+      detail: {
+        summary: 'Delete a learning unit with its points and tasks',
+        description: '409 HAS_SUBMISSIONS once any task under it has a submission.',
+      },
+    })
+    .post(
+      '/units/:unitId/points',
+      async ({ course, params, body, set }) => {
+        set.status = 201
+        return ok(await structure.createPoint(sql, course.id, params.unitId, body, clock.now()), 'Knowledge point created.')
+      },
+      {
+        course: 'teacher',
+        params: idParams('courseId', 'unitId'),
+        body: CreatePointBody,
+        response: { 201: envelope(Point) },
+        detail: { summary: 'Create a knowledge point in a unit (appended last)' },
+      },
+    )
+    .patch(
+      '/points/:pointId',
+      async ({ course, params, body }) =>
+        ok(await structure.updatePoint(sql, course.id, params.pointId, body, clock.now()), 'Knowledge point updated.'),
+      {
+        course: 'teacher',
+        params: idParams('courseId', 'pointId'),
+        body: PatchPointBody,
+        response: { 200: envelope(Point) },
+        detail: { summary: 'Rename or re-describe a knowledge point' },
+      },
+    )
+    .delete(
+      '/points/:pointId',
+      async ({ course, params }) => ok(await structure.deletePoint(sql, course.id, params.pointId), 'Knowledge point deleted.'),
+      {
+        course: 'teacher',
+        params: idParams('courseId', 'pointId'),
+        response: { 200: envelope(Deleted) },
+        detail: {
+          summary: 'Delete a knowledge point with its tasks',
+          description: '409 HAS_SUBMISSIONS once any of its tasks has a submission.',
+        },
+      },
+    )
+    .post(
+      '/points/:pointId/tasks',
+      async ({ course, params, body, set }) => {
+        set.status = 201
+        return ok(await structure.createTask(sql, course.id, params.pointId, body, clock.now()), 'Task created.')
+      },
+      {
+        course: 'teacher',
+        params: idParams('courseId', 'pointId'),
+        body: CreateTaskBody,
+        response: { 201: envelope(Task) },
+        detail: {
+          summary: 'Create a learning task in a knowledge point (appended last)',
+          description:
+            'MEDIA tasks need materialType (FILE + resourceId of a FILE resource of this course, LINK + http(s) url, TEXT + content); ' +
+            'QUIZ tasks need questions (choice questions: 2-20 options, correctOptions as 0-based indexes, exactly one for SINGLE_CHOICE). ' +
+            'HOMEWORK needs dueAt after startAt (default now) and schedules reminders.',
+        },
+      },
+    )
+    .get('/tasks/:taskId', async ({ course, params }) => ok(await structure.getTask(sql, course, params.taskId)), {
+      course: 'member',
+      params: idParams('courseId', 'taskId'),
+      response: { 200: envelope(Task) },
+      detail: { summary: 'One learning task', description: HIDDEN_KEY },
+    })
+    .patch(
+      '/tasks/:taskId',
+      async ({ course, params, body }) => ok(await structure.updateTask(sql, course.id, params.taskId, body, clock.now()), 'Task updated.'),
+      {
+        course: 'teacher',
+        params: idParams('courseId', 'taskId'),
+        body: PatchTaskBody,
+        response: { 200: envelope(Task) },
+        detail: {
+          summary: 'Edit a learning task',
+          description:
+            'Any field of the create body; the result is validated like a new task. Sending `questions` replaces them ' +
+            '(a question keeps its id when the request names it). Changing startAt, dueAt, a notify switch or taskKind ' +
+            'reschedules the homework reminders. taskType cannot change once the task has submissions (409).',
+        },
+      },
+    )
+    .delete('/tasks/:taskId', async ({ course, params }) => ok(await structure.deleteTask(sql, course.id, params.taskId), 'Task deleted.'), {
+      course: 'teacher',
+      params: idParams('courseId', 'taskId'),
+      response: { 200: envelope(Deleted) },
+      detail: { summary: 'Delete a learning task', description: '409 HAS_SUBMISSIONS once it has a submission.' },
+    })
+    .patch(
+      '/points/:pointId/tasks/order',
+      async ({ course, params, body }) => ok(await structure.reorderTasks(sql, course.id, params.pointId, body), 'Tasks reordered.'),
+      {
+        course: 'teacher',
+        params: idParams('courseId', 'pointId'),
+        body: ReorderBody,
+        response: { 200: envelope(z.array(Task)) },
+        detail: {
+          summary: "Reorder a knowledge point's tasks",
+          description:
+            'orderedTaskIds must list every task of the point exactly once (else 400); sortOrder becomes 1..n. ' +
+            'Concurrent reorders of one point are serialised: the result is always one of the requested orders. Returns the tasks in the new order.',
+        },
+      },
+    )
+}
+
+/** Answer sheets, grading and the per-student overview. */
+function submissionRoutes(deps: Deps) {
+  const { sql, clock } = deps
+  return new Elysia({ prefix: '/courses/:courseId/learning', tags: ['Learning'] })
+    .use(authPlugin(deps))
+    .post(
+      '/tasks/:taskId/submissions',
+      async ({ course, user, params, body, set }) => {
+        set.status = 201
+        return ok(await submissions.submit(sql, course, user, params.taskId, body, clock.now()), 'Submitted.')
+      },
+      {
+        course: 'member',
+        params: idParams('courseId', 'taskId'),
+        body: SubmitBody,
+        response: { 201: envelope(Submission) },
+        detail: {
+          summary: 'Submit an answer sheet (students of the course)',
+          description:
+            '`{ content }` (rich text) for MEDIA tasks, `{ answers: [{ questionId, selectedOptions?, text? }] }` for QUIZ tasks. ' +
+            'Every submission is kept and the newest counts; after dueAt it is accepted with `late: true`; before a homework opens, 409. ' +
+            'autoScore (0-100) weighs choice questions by points; a multiple-choice question counts only when exactly right. ' +
+            'A quiz without short-answer questions is GRADED at once with score = autoScore.',
+        },
+      },
+    )
+    .get(
+      '/tasks/:taskId/submissions',
+      async ({ course, user, params, query }) => ok(await submissions.listSubmissions(sql, course, user, params.taskId, query)),
+      {
+        course: 'member',
+        params: idParams('courseId', 'taskId'),
+        query: SubmissionQuery,
+        response: { 200: envelope(pageOf(Submission)) },
+        detail: {
+          summary: "A task's submissions, newest first",
+          description: 'The teacher sees every student (optionally filtered by studentId); a student sees only their own.',
+        },
+      },
+    )
+    .patch(
+      '/submissions/:submissionId/grade',
+      async ({ course, user, params, body }) =>
+        ok(await submissions.grade(sql, course.id, user, params.submissionId, body, clock.now()), 'Graded.'),
+      {
+        course: 'teacher',
+        params: idParams('courseId', 'submissionId'),
+        body: GradeBody,
+        response: { 200: envelope(Submission) },
+        detail: {
+          summary: 'Grade or regrade a submission',
+          description:
+            'score 0-100 (decimals kept to two places), feedback optional rich text. Regrading replaces score and feedback and sets gradedAt again. The student is notified.',
+        },
+      },
+    )
+    .get('/overview', async ({ course, user }) => ok(await submissions.overview(sql, course, user)), {
+      course: 'member',
+      params: CourseParams,
+      response: { 200: envelope(Overview) },
+      detail: {
+        summary: 'Learning summary per student',
+        description:
+          "Per student: tasks in the course, tasks submitted, tasks whose newest submission is graded, and the average of those scores (null when none). The teacher sees every student, a student only their own row.",
+      },
+    })
+}
+
+export function learningRoutes(deps: Deps) {
+  return new Elysia().use(structureRoutes(deps)).use(submissionRoutes(deps))
+}

@@ -1,0 +1,165 @@
+import { iso, num } from '../../http/envelope.ts'
+import type { MaterialType, QuestionType, TaskKind, TaskType } from './model.ts'
+
+/**
+ * Row shapes of the learning tables and the ONE place they become API objects
+ * (snake_case rows → camelCase JSON, timestamps via `iso`, numerics via `num`).
+ * What a viewer may see (the answer key) is decided here too.
+ */
+
+export type Viewer = 'TEACHER' | 'STUDENT'
+
+export interface UnitRow {
+  id: string
+  course_id: string
+  title: string
+  description: string
+  sort_order: number
+}
+
+export interface PointRow {
+  id: string
+  unit_id: string
+  course_id: string
+  title: string
+  description: string
+  sort_order: number
+}
+
+/** A question as stored in `learning_tasks.questions`. */
+export interface StoredQuestion {
+  id: string
+  type: QuestionType
+  stem: string
+  options: string[]
+  correctOptions: number[]
+  points: number
+}
+
+export interface TaskRow {
+  id: string
+  point_id: string
+  course_id: string
+  title: string
+  task_kind: TaskKind
+  task_type: TaskType
+  material_type: MaterialType | null
+  content: string
+  url: string | null
+  resource_id: string | null
+  questions: StoredQuestion[]
+  start_at: Date | null
+  due_at: Date | null
+  notify_on_start: boolean
+  notify_before_due_24h: boolean
+  notify_on_due: boolean
+  sort_order: number
+  created_at: Date
+}
+
+export interface StoredAnswer {
+  questionId: string
+  selectedOptions: number[]
+  text: string | null
+}
+
+export interface SubmissionRow {
+  id: string
+  task_id: string
+  course_id: string
+  student_id: string
+  username: string
+  display_name: string
+  content: string | null
+  answers: StoredAnswer[] | null
+  auto_score: string | null
+  score: string | null
+  feedback: string | null
+  status: 'SUBMITTED' | 'GRADED'
+  late: boolean
+  submitted_at: Date
+  graded_at: Date | null
+}
+
+export interface OverviewRow {
+  user_id: string
+  username: string
+  display_name: string
+  total_tasks: number
+  submitted_tasks: number
+  graded_tasks: number
+  average_score: string | null
+}
+
+export const toUnit = (r: UnitRow) => ({
+  id: r.id,
+  courseId: r.course_id,
+  title: r.title,
+  description: r.description,
+  sortOrder: r.sort_order,
+})
+
+export const toPoint = (r: PointRow) => ({
+  id: r.id,
+  unitId: r.unit_id,
+  title: r.title,
+  description: r.description,
+  sortOrder: r.sort_order,
+})
+
+/** Students get the questions without `correctOptions`; the course teacher gets everything. */
+const toQuestion = (q: StoredQuestion, viewer: Viewer) => ({
+  id: q.id,
+  type: q.type,
+  stem: q.stem,
+  options: q.options,
+  ...(viewer === 'TEACHER' ? { correctOptions: q.correctOptions } : {}),
+  points: q.points,
+})
+
+export const toTask = (r: TaskRow, viewer: Viewer) => ({
+  id: r.id,
+  pointId: r.point_id,
+  courseId: r.course_id,
+  title: r.title,
+  taskKind: r.task_kind,
+  taskType: r.task_type,
+  materialType: r.material_type,
+  content: r.content,
+  url: r.url,
+  resourceId: r.resource_id,
+  questions: r.questions.map((q) => toQuestion(q, viewer)),
+  startAt: iso(r.start_at),
+  dueAt: iso(r.due_at),
+  notifyOnStart: r.notify_on_start,
+  notifyBeforeDue24h: r.notify_before_due_24h,
+  notifyOnDue: r.notify_on_due,
+  sortOrder: r.sort_order,
+  createdAt: iso(r.created_at)!,
+})
+
+export const toSubmission = (r: SubmissionRow) => ({
+  id: r.id,
+  taskId: r.task_id,
+  courseId: r.course_id,
+  student: { id: r.student_id, username: r.username, displayName: r.display_name },
+  content: r.content,
+  answers: r.answers,
+  autoScore: num(r.auto_score),
+  score: num(r.score),
+  feedback: r.feedback,
+  status: r.status,
+  late: r.late,
+  submittedAt: iso(r.submitted_at)!,
+  gradedAt: iso(r.graded_at),
+})
+
+export const toOverviewRow = (r: OverviewRow) => ({
+  userId: r.user_id,
+  username: r.username,
+  displayName: r.display_name,
+  totalTasks: r.total_tasks,
+  submittedTasks: r.submitted_tasks,
+  gradedTasks: r.graded_tasks,
+  averageScore: num(r.average_score),
+})

@@ -1,0 +1,26 @@
+import type { StoredAnswer, StoredQuestion } from './rows.ts'
+
+const sameSet = (a: number[], b: number[]) => {
+  if (a.length !== b.length) return false
+  const x = [...a].sort((p, q) => p - q)
+  const y = [...b].sort((p, q) => p - q)
+  return x.every((v, i) => v === y[i])
+}
+
+/** A choice question counts only when the selection is exactly the answer key. */
+export const isCorrect = (q: StoredQuestion, a: StoredAnswer | undefined) =>
+  q.type !== 'SHORT_ANSWER' && a !== undefined && sameSet(a.selectedOptions, q.correctOptions)
+
+/**
+ * Automatic score, 0-100 with two decimals: points of exactly-right choice questions over the
+ * points of all choice questions. Short-answer questions are left to the teacher and do not
+ * enter this score. Null when the quiz has no choice question.
+ */
+export function autoScore(questions: StoredQuestion[], answers: StoredAnswer[]): number | null {
+  const choice = questions.filter((q) => q.type !== 'SHORT_ANSWER')
+  const total = choice.reduce((s, q) => s + q.points, 0)
+  if (!choice.length || total <= 0) return null
+  const byQuestion = new Map(answers.map((a) => [a.questionId, a]))
+  const earned = choice.reduce((s, q) => s + (isCorrect(q, byQuestion.get(q.id)) ? q.points : 0), 0)
+  return Math.round((earned / total) * 10_000) / 100
+}

@@ -1,0 +1,156 @@
+import type { Sql } from '../../db/connect.ts'
+import { conflict, invalidField, notFound } from '../../http/errors.ts'
+import type { CourseAccess } from '../../http/guards.ts'
+import { newId } from '../../lib/ids.ts'
+import { homeworkScheduleChanged } from '../reminders/hooks.ts'
+import type { CreateTaskBody, CreateUnitBody, PatchTaskBody, PatchUnitBody, ReorderBody } from './model.ts'
+import { toPoint, toTask, toUnit, type Viewer } from './rows.ts'
+import * as q from './structure-queries.ts'
+import { mergePatch, scheduleChanged, taskValues } from './task-input.ts'
+
+const unitNotFound = () => notFound('UNIT_NOT_FOUND', 'This learning unit does not exist in this course.')
+const pointNotFound = () => notFound('POINT_NOT_FOUND', 'This knowledge point does not exist in this course.')
+const taskNotFound = () => notFound('TASK_NOT_FOUND', 'This learning task does not exist in this course.')
+const hasSubmissions = (what: string) =>
+  conflict('HAS_SUBMISSIONS', `Students have already submitted answers under this ${what}, so it cannot be deleted. Edit it instead.`)
+
+const viewerOf = (course: CourseAccess): Viewer => course.as
+
+// ----- units -----------------------------------------------------------------------------------
+
+export async function createUnit(sql: Sql, courseId: string, body: CreateUnitBody, now: Date) {
+  return toUnit(await q.insertUnit(sql, { id: newId(), courseId, ...body, now }))
+}
+
+export async function updateUnit(sql: Sql, courseId: string, unitId: string, body: PatchUnitBody, now: Date) {
+  const row = await q.updateUnit(sql, courseId, unitId, { ...body, now })
+  if (!row) throw unitNotFound()
+  return toUnit(row)
+}
+
+export async function deleteUnit(sql: Sql, courseId: string, unitId: string) {
+  return sql.begin(async (tx) => {
+    const state = await q.unitDeletability(tx, courseId, unitId)
+    if (!state) throw unitNotFound()
+    if (state.has_submissions) throw hasSubmissions('unit')
+    await q.deleteUnit(tx, courseId, unitId)
+    return { id: unitId }
+  })
+}
+
+// ----- points ----------------------------------------------------------------------------------
+
+export async function createPoint(sql: Sql, courseId: string, unitId: string, body: CreateUnitBody, now: Date) {
+  const row = await q.insertPoint(sql, { id: newId(), courseId, unitId, ...body, now })
+  if (!row) throw unitNotFound()
+  return toPoint(row)
+}
+
+export async function updatePoint(sql: Sql, courseId: string, pointId: string, body: PatchUnitBody, now: Date) {
+  const row = await q.updatePoint(sql, courseId, pointId, { ...body, now })
+  if (!row) throw pointNotFound()
+  return toPoint(row)
+}
+
+export async function deletePoint(sql: Sql, courseId: string, pointId: string) {
+  return sql.begin(async (tx) => {
+    const state = await q.pointDeletability(tx, courseId, pointId)
+    if (!state) throw pointNotFound()
+    if (state.has_submissions) throw hasSubmissions('knowledge point')
+    await q.deletePoint(tx, courseId, pointId)
+    return { id: pointId }
+  })
+}
+
+// ----- tasks -----------------------------------------------------------------------------------
+
+const badResource = () => invalidField('resourceId', 'must be a FILE resource of this course')
+
+export async function createTask(sql: Sql, courseId: string, pointId: string, body: CreateTaskBody, now: Date) {
+  const values = taskValues(body, [], now)
+  return sql.begin(async (tx) => {
+    if (!(await q.lockPoint(tx, courseId, pointId))) throw pointNotFound()
+    if (values.resourceId && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) throw badResource()
+    const row = await q.insertTask(tx, { ...values, id: newId(), courseId, pointId, now })
+    if (row.task_kind === 'HOMEWORK') await homeworkScheduleChanged(tx, row.id, now)
+    return toTask(row, 'TEACHER')
+  })
+}
+
+export async function updateTask(sql: Sql, courseId: string, taskId: string, patch: PatchTaskBody, now: Date) {
+  return sql.begin(async (tx) => {
+    const before = await q.findTaskForUpdate(tx, courseId, taskId)
+    if (!before) throw taskNotFound()
+    const values = taskValues(mergePatch(before, patch), before.questions, now)
+    if (values.taskType !== before.task_type && before.has_submissions) {
+      throw conflict('HAS_SUBMISSIONS', 'Students have already submitted answers to this task, so its type can no longer change.')
+    }
+    if (values.resourceId && values.resourceId !== before.resource_id && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) {
+      throw badResource()
+    }
+    const row = await q.updateTask(tx, taskId, { ...values, now })
+    if (scheduleChanged(before, values)) await homeworkScheduleChanged(tx, taskId, now)
+    return toTask(row, 'TEACHER')
+  })
+}
+
+export async function getTask(sql: Sql, course: CourseAccess, taskId: string) {
+  const row = await q.findTask(sql, course.id, taskId)
+  if (!row) throw taskNotFound()
+  return toTask(row, viewerOf(course))
+}
+
+export async function deleteTask(sql: Sql, courseId: string, taskId: string) {
+  return sql.begin(async (tx) => {
+    const state = await q.taskDeletability(tx, courseId, taskId)
+    if (!state) throw taskNotFound()
+    if (state.has_submissions) throw hasSubmissions('task')
+    await q.deleteTask(tx, courseId, taskId)
+    return { id: taskId }
+  })
+}
+
+/**
+ * The new order is written under the point's row lock: concurrent reorders (and task
+ * creation) of one point run one after the other, each validated against the tasks present
+ * when it runs, so the result is always exactly one client's order.
+ */
+export async function reorderTasks(sql: Sql, courseId: string, pointId: string, body: ReorderBody) {
+  return sql.begin(async (tx) => {
+    if (!(await q.lockPoint(tx, courseId, pointId))) throw pointNotFound()
+    const current = new Set(await q.taskIdsOfPoint(tx, pointId))
+    const wanted = body.orderedTaskIds
+    const distinct = new Set(wanted)
+    if (distinct.size !== wanted.length) throw invalidField('orderedTaskIds', 'lists a task more than once')
+    if (wanted.length !== current.size || wanted.some((id) => !current.has(id))) {
+      throw invalidField('orderedTaskIds', `must list every task of this knowledge point exactly once (${current.size} tasks)`)
+    }
+    if (wanted.length) await q.writeTaskOrder(tx, pointId, wanted)
+    return (await q.tasksOfPoint(tx, pointId)).map((r) => toTask(r, 'TEACHER'))
+  })
+}
+
+// ----- the tree --------------------------------------------------------------------------------
+
+/** Three queries (units, points, tasks of the course), assembled in memory. */
+export async function learningTree(sql: Sql, course: CourseAccess) {
+  const [units, points, tasks] = await Promise.all([
+    q.unitsOfCourse(sql, course.id),
+    q.pointsOfCourse(sql, course.id),
+    q.tasksOfCourse(sql, course.id),
+  ])
+  const viewer = viewerOf(course)
+  const tasksByPoint = new Map<string, ReturnType<typeof toTask>[]>()
+  for (const t of tasks) {
+    const list = tasksByPoint.get(t.point_id) ?? []
+    list.push(toTask(t, viewer))
+    tasksByPoint.set(t.point_id, list)
+  }
+  const pointsByUnit = new Map<string, (ReturnType<typeof toPoint> & { tasks: ReturnType<typeof toTask>[] })[]>()
+  for (const p of points) {
+    const list = pointsByUnit.get(p.unit_id) ?? []
+    list.push({ ...toPoint(p), tasks: tasksByPoint.get(p.id) ?? [] })
+    pointsByUnit.set(p.unit_id, list)
+  }
+  return { units: units.map((u) => ({ ...toUnit(u), points: pointsByUnit.get(u.id) ?? [] })) }
+}

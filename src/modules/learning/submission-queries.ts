@@ -1,0 +1,98 @@
+import type { Sql, TxSql } from '../../db/connect.ts'
+import type { OverviewRow, StoredAnswer, SubmissionRow } from './rows.ts'
+
+type Db = Sql | TxSql
+
+export interface NewSubmission {
+  id: string
+  taskId: string
+  courseId: string
+  studentId: string
+  content: string | null
+  answers: StoredAnswer[] | null
+  autoScore: number | null
+  /** Set when the sheet is graded at once (a quiz of choice questions only). */
+  score: number | null
+  late: boolean
+  now: Date
+}
+
+export async function insertSubmission(sql: Db, s: NewSubmission) {
+  const graded = s.score !== null
+  const [row] = await sql<SubmissionRow[]>`
+    with ins as (
+      insert into learning_submissions (id, task_id, course_id, student_id, content, answers, auto_score, score,
+                                        status, late, submitted_at, graded_at)
+      values (${s.id}, ${s.taskId}, ${s.courseId}, ${s.studentId}, ${s.content},
+              ${s.answers === null ? null : sql.json(s.answers as any)}, ${s.autoScore}, ${s.score},
+              ${graded ? 'GRADED' : 'SUBMITTED'}, ${s.late}, ${s.now}, ${graded ? s.now : null})
+      returning id, task_id, course_id, student_id, content, answers, auto_score, score, feedback, status, late,
+                submitted_at, graded_at
+    )
+    select ins.id, ins.task_id, ins.course_id, ins.student_id, u.username, u.display_name, ins.content, ins.answers,
+           ins.auto_score, ins.score, ins.feedback, ins.status, ins.late, ins.submitted_at, ins.graded_at
+      from ins join users u on u.id = ins.student_id`
+  return row!
+}
+
+/** One page of a task's submissions, newest first; `studentId` narrows to one student. */
+export async function listSubmissions(sql: Db, taskId: string, studentId: string | null, limit: number, offset: number) {
+  const onlyStudent = studentId ? sql`and s.student_id = ${studentId}` : sql``
+  const [items, [count]] = await Promise.all([
+    sql<SubmissionRow[]>`
+      select s.id, s.task_id, s.course_id, s.student_id, u.username, u.display_name, s.content, s.answers,
+             s.auto_score, s.score, s.feedback, s.status, s.late, s.submitted_at, s.graded_at
+        from learning_submissions s join users u on u.id = s.student_id
+       where s.task_id = ${taskId} ${onlyStudent}
+       order by s.submitted_at desc, s.id desc
+       limit ${limit} offset ${offset}`,
+    sql<{ total: number }[]>`
+      select count(*)::int as total from learning_submissions s where s.task_id = ${taskId} ${onlyStudent}`,
+  ])
+  return { items, total: count?.total ?? 0 }
+}
+
+/** Grades (or regrades) a submission of the course; returns it with the task title, or nothing. */
+export async function gradeSubmission(
+  sql: Db,
+  g: { courseId: string; submissionId: string; score: number; feedback: string | null; graderId: string; now: Date },
+) {
+  const [row] = await sql<(SubmissionRow & { task_title: string })[]>`
+    update learning_submissions s
+       set score = ${g.score}, feedback = ${g.feedback}, status = 'GRADED', graded_at = ${g.now}, graded_by = ${g.graderId}
+      from users u, learning_tasks t
+     where s.id = ${g.submissionId} and s.course_id = ${g.courseId} and u.id = s.student_id and t.id = s.task_id
+    returning s.id, s.task_id, s.course_id, s.student_id, u.username, u.display_name, s.content, s.answers,
+              s.auto_score, s.score, s.feedback, s.status, s.late, s.submitted_at, s.graded_at, t.title as task_title`
+  return row ?? null
+}
+
+/**
+ * Per-student learning summary in one statement. Only each student's newest submission per
+ * task counts; `averageScore` is over graded newest submissions (null when none).
+ * `studentId` narrows to one student (a student sees only their own row).
+ */
+export async function learningOverview(sql: Db, courseId: string, studentId: string | null) {
+  const onlyMember = studentId ? sql`and m.user_id = ${studentId}` : sql``
+  const onlySubmitter = studentId ? sql`and s.student_id = ${studentId}` : sql``
+  return sql<OverviewRow[]>`
+    with newest as (
+      select distinct on (s.task_id, s.student_id) s.student_id, s.status, s.score
+        from learning_submissions s
+       where s.course_id = ${courseId} ${onlySubmitter}
+       order by s.task_id, s.student_id, s.submitted_at desc, s.id desc
+    ), total as (
+      select count(*)::int as n from learning_tasks where course_id = ${courseId}
+    )
+    select u.id as user_id, u.username, u.display_name, total.n as total_tasks,
+           count(n.student_id)::int as submitted_tasks,
+           count(n.student_id) filter (where n.status = 'GRADED')::int as graded_tasks,
+           round(avg(n.score) filter (where n.status = 'GRADED'), 2) as average_score
+      from course_members m
+      join users u on u.id = m.user_id
+      cross join total
+      left join newest n on n.student_id = m.user_id
+     where m.course_id = ${courseId} ${onlyMember}
+     group by u.id, u.username, u.display_name, total.n
+     order by lower(u.display_name), lower(u.username), u.id`
+}
