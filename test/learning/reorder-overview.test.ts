@@ -1,8 +1,7 @@
-import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { usingExternalDb } from '../support/harness.ts'
 import { BIG, choice, createTask, NOT_A_UUID, pointIn, shortAnswer, textTask, world, type World } from './helpers.ts'
 
-setDefaultTimeout(60_000)
 
 let w: World
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { insertSubmission } from '../support/fixtures.ts'
 import { testApp } from '../support/harness.ts'
 import {
@@ -16,7 +16,6 @@ import {
   type World,
 } from './helpers.ts'
 
-setDefaultTimeout(60_000)
 
 let w: World
 beforeAll(async () => {

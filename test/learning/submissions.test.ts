@@ -1,8 +1,7 @@
-import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../support/harness.ts'
 import { BIG, choice, createTask, HOSTILE, NOT_A_UUID, pointIn, shortAnswer, textTask, world, type World } from './helpers.ts'
 
-setDefaultTimeout(60_000)
 
 const NOW = '2026-11-22T08:00:00.000Z'
 const clock = new ManualClock(NOW)

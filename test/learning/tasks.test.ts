@@ -1,10 +1,9 @@
-import { afterEach, beforeAll, describe, expect, setDefaultTimeout, spyOn, test } from 'bun:test'
+import { afterEach, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import * as hooks from '../../src/modules/reminders/hooks.ts'
 import { insertSubmission } from '../support/fixtures.ts'
 import { ManualClock } from '../support/harness.ts'
 import { BIG, choice, createTask, HOSTILE, insertResource, pointIn, shortAnswer, textTask, world, type World } from './helpers.ts'
 
-setDefaultTimeout(60_000)
 
 const NOW = '2026-11-22T08:00:00.000Z'
 const clock = new ManualClock(NOW)
