@@ -15,7 +15,7 @@ export function announcementRoutes(deps: Deps) {
   return new Elysia({ prefix: '/courses/:courseId/announcements', tags: ['Announcements'] })
     .use(authPlugin(deps))
     .post(
-      '/',
+      '',
       async ({ params, body, user, set }) => {
         set.status = 201
         return ok(await service.publish(sql, params.courseId, user, body, clock.now()), 'Announcement published.')
@@ -34,7 +34,7 @@ export function announcementRoutes(deps: Deps) {
         },
       },
     )
-    .get('/', async ({ params, query }) => ok(await service.list(sql, params.courseId, query)), {
+    .get('', async ({ params, query }) => ok(await service.list(sql, params.courseId, query)), {
       params: CourseParams,
       query: PageQuery,
       course: 'member',

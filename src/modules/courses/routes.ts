@@ -13,7 +13,7 @@ export function courseRoutes(deps: Deps) {
   return new Elysia({ prefix: '/courses', tags: ['Courses'] })
     .use(authPlugin(deps))
     .post(
-      '/',
+      '',
       async ({ body, user, set }) => {
         set.status = 201
         return ok(await service.createCourse(sql, user, body, clock.now()), 'Course created.')
@@ -30,7 +30,7 @@ export function courseRoutes(deps: Deps) {
         },
       },
     )
-    .get('/', async ({ user }) => ok(await service.listMyCourses(sql, user)), {
+    .get('', async ({ user }) => ok(await service.listMyCourses(sql, user)), {
       auth: true,
       response: { 200: envelope(z.array(Course)) },
       detail: {
