@@ -112,6 +112,7 @@ const XSS: [name: string, input: string, mustNotContain: RegExp | null][] = [
   ['rel override attempt', '<a href="https://ok.example" rel="opener">x</a>', /opener"/],
   ['xml namespace script', '<x:script xmlns:x="http://www.w3.org/1999/xhtml">alert(1)</x:script>', null],
   ['already-escaped markup stays text', '&lt;script&gt;alert(1)&lt;/script&gt;', null],
+  ['NUL and control characters (PostgreSQL refuses NUL in text)', '<p>a\u0000b\u0001\u001F\u007F</p><a href="http://x\u0000.example">y</a>', /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/],
 ]
 
 describe('sanitizeRichText neutralises XSS vectors', () => {
@@ -165,6 +166,7 @@ describe('sanitizeRichText keeps the allowed formatting', () => {
     ],
     ['blockquote', '<blockquote><p>Quoted</p></blockquote>', '<blockquote><p>Quoted</p></blockquote>'],
     ['plain text with special characters', 'Tom & Jerry say 1 < 2', 'Tom &amp; Jerry say 1 &lt; 2'],
+    ['tabs and newlines in text survive', '<pre><code>a\n\tb</code></pre>', '<pre><code>a\n\tb</code></pre>'],
     ['non-Latin text and emoji', '<p>你好，世界 🎉</p>', '<p>你好，世界 🎉</p>'],
     ['disallowed wrapper is unwrapped, its text kept', '<div><span>kept</span></div>', 'kept'],
   ]

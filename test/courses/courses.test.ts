@@ -71,6 +71,9 @@ describe('POST /courses', () => {
     ['title too long', { title: 'x'.repeat(121), description: '' }, 'title'],
     ['200 KB title', { title: BIG, description: '' }, 'title'],
     ['200 KB description', { title: 't', description: BIG }, 'description'],
+    ['NUL in title', { title: 'a\u0000b', description: '' }, 'title'],
+    ['line break in title', { title: 'a\nb', description: '' }, 'title'],
+    ['NUL in description', { title: 't', description: 'a\u0000b' }, 'description'],
   ]
   test.each(INVALID)('%s → 400 naming the field', async (_name, body, field) => {
     const res = await api.post('/courses', { json: body, token: teacher.token })

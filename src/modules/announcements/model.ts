@@ -1,11 +1,12 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+import { plainText } from '../courses/model.ts'
 
 export const TITLE_MAX = 200
 /** Raw input limit, before sanitising (about 100 KB of HTML). */
 export const CONTENT_MAX = 100_000
 
-const Title = z.string().trim().min(1, 'must not be empty').max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`)
+const Title = plainText({ min: 1, max: TITLE_MAX })
 const Content = z
   .string()
   .min(1, 'must not be empty')

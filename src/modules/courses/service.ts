@@ -37,6 +37,11 @@ const toMember = (r: q.MemberRow) => ({
   joinedAt: iso(r.joined_at)!,
 })
 
+// Wider than the generated codes (older or fixture codes may be longer or use 0/1): anything
+// else cannot name a course and is answered without a query.
+const INVITE_CODE_SHAPE = /^[A-Z0-9]{1,64}$/
+const unknownCode = () => notFound('COURSE_NOT_FOUND', 'No course has this invite code. Check the code with your teacher.')
+
 const codesExhausted = () => new AppError('UNAVAILABLE', 'Could not allocate a unique invite code; please retry.')
 
 async function courseFor(sql: Sql, courseId: string, viewerId: string) {
@@ -96,9 +101,10 @@ export async function joinCourse(sql: Sql, user: CurrentUser, inviteCode: string
     throw forbidden('Teacher accounts cannot join courses by invite code; only student accounts can join.')
   }
   const code = normaliseInviteCode(inviteCode)
+  if (!INVITE_CODE_SHAPE.test(code)) throw unknownCode()
   const courseId = await sql.begin(async (tx) => {
     const course = await q.findByInviteCodeForJoin(tx, code, user.id)
-    if (!course) throw notFound('COURSE_NOT_FOUND', 'No course has this invite code. Check the code with your teacher.')
+    if (!course) throw unknownCode()
     if (course.already_member) return course.id
     if (!course.joining_open) {
       throw conflict('JOINING_CLOSED', 'This course is not accepting new members right now. Ask your teacher to open joining.')
