@@ -2,14 +2,20 @@ import { Elysia } from 'elysia'
 import type { Deps } from './deps.ts'
 import { docs, docsUi } from './docs/openapi.ts'
 import { plumbing, routeMethodIndex } from './http/plumbing.ts'
+import { announcementRoutes } from './modules/announcements/routes.ts'
 import { authRoutes } from './modules/auth/routes.ts'
+import { courseRoutes } from './modules/courses/routes.ts'
 import { healthRoutes } from './modules/health/routes.ts'
 import { learningRoutes } from './modules/learning/routes.ts'
+import { workspaceRoutes } from './modules/workspace/routes.ts'
 
 /** Every business route, mounted under a prefix: `/api/v1`, and `/core/api/v1` for the web front end. */
 export function apiRoutes(deps: Deps, prefix: string) {
   return new Elysia({ prefix })
     .use(authRoutes(deps))
+    .use(courseRoutes(deps))
+    .use(announcementRoutes(deps))
+    .use(workspaceRoutes(deps))
     .use(learningRoutes(deps))
 }
 

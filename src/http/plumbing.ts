@@ -72,6 +72,9 @@ function fromPostgres(e: postgres.PostgresError): { status: number; body: Return
     case '22001':
     case '23514':
     case '22023':
+    case '22021': // invalid byte sequence (e.g. NUL) in text
+    case '22P05': // untranslatable character
+    case '54000': // value too large for an index row
       return { status: 400, body: envelopeOf('MALFORMED_REQUEST', 'A value in the request is not valid.') }
     case '40001':
     case '40P01':

@@ -31,6 +31,10 @@ const OPTIONS: sanitizeHtml.IOptions = {
   },
 }
 
+// C0 controls other than tab, newline and carriage return, and DEL: browsers drop or replace them,
+// and PostgreSQL refuses NUL in text (which would turn hostile input into a 500).
+const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g
+
 export function sanitizeRichText(html: string): string {
-  return sanitizeHtml(html, OPTIONS).trim()
+  return sanitizeHtml(html.replace(CONTROL_CHARS, ''), OPTIONS).trim()
 }

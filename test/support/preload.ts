@@ -1,7 +1,8 @@
-import { setDefaultTimeout } from 'bun:test'
-
-// Loaded before every test file (bunfig.toml). Tests are quiet unless asked otherwise.
+// Loaded once per `bun test` process before any test file (bunfig.toml).
 process.env.LOG_LEVEL ??= 'silent'
-// The embedded PostgreSQL boots inside the first test that needs it (a few seconds, more on
-// a busy 2-core machine); this is a ceiling against hangs, not a performance target.
-setDefaultTimeout(60_000)
+
+// Boot and migrate the test database here, once, so no test or hook pays for it inside
+// Bun's 5-second per-test timeout (bunfig.toml has no timeout key and setDefaultTimeout
+// only reaches the file that calls it).
+const { testDatabase } = await import('./harness.ts')
+await testDatabase()

@@ -1,0 +1,72 @@
+import type { Sql, TxSql } from '../../db/connect.ts'
+
+type Db = Sql | TxSql
+
+export interface AnnouncementRow {
+  id: string
+  course_id: string
+  title: string
+  content: string
+  author_id: string
+  author_display_name: string
+  created_at: Date
+  updated_at: Date
+}
+
+export async function insertAnnouncement(
+  sql: Db,
+  a: { id: string; courseId: string; authorId: string; title: string; content: string; now: Date },
+) {
+  await sql`
+    insert into announcements (id, course_id, author_id, title, content, created_at, updated_at)
+    values (${a.id}, ${a.courseId}, ${a.authorId}, ${a.title}, ${a.content}, ${a.now}, ${a.now})`
+}
+
+export async function findAnnouncement(sql: Db, courseId: string, id: string) {
+  const [row] = await sql<AnnouncementRow[]>`
+    select a.id, a.course_id, a.title, a.content, a.author_id, u.display_name as author_display_name,
+           a.created_at, a.updated_at
+      from announcements a
+      join users u on u.id = a.author_id
+     where a.id = ${id} and a.course_id = ${courseId}`
+  return row ?? null
+}
+
+/** Newest first; the id breaks ties between announcements of the same millisecond. */
+export async function listAnnouncements(sql: Db, courseId: string, limit: number, offset: number) {
+  return sql<AnnouncementRow[]>`
+    select a.id, a.course_id, a.title, a.content, a.author_id, u.display_name as author_display_name,
+           a.created_at, a.updated_at
+      from announcements a
+      join users u on u.id = a.author_id
+     where a.course_id = ${courseId}
+     order by a.created_at desc, a.id desc
+     limit ${limit} offset ${offset}`
+}
+
+export async function countAnnouncements(sql: Db, courseId: string) {
+  const [row] = await sql<{ total: number }[]>`select count(*)::int as total from announcements where course_id = ${courseId}`
+  return row!.total
+}
+
+/** False when no announcement with this id belongs to the course. */
+export async function updateAnnouncement(
+  sql: Db,
+  courseId: string,
+  id: string,
+  patch: { title?: string; content?: string },
+  now: Date,
+) {
+  const res = await sql`
+    update announcements
+       set title = coalesce(${patch.title ?? null}::text, title),
+           content = coalesce(${patch.content ?? null}::text, content),
+           updated_at = ${now}
+     where id = ${id} and course_id = ${courseId}`
+  return res.count === 1
+}
+
+export async function deleteAnnouncement(sql: Db, courseId: string, id: string) {
+  const res = await sql`delete from announcements where id = ${id} and course_id = ${courseId}`
+  return res.count === 1
+}

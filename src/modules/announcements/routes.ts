@@ -1,0 +1,75 @@
+import { Elysia } from 'elysia'
+import { z } from 'zod'
+import type { Deps } from '../../deps.ts'
+import { authPlugin } from '../../http/auth.ts'
+import { envelope, ok } from '../../http/envelope.ts'
+import { pageOf, PageQuery } from '../../http/pagination.ts'
+import { CourseParams, idParams } from '../../http/params.ts'
+import { Announcement, CreateAnnouncementBody, UpdateAnnouncementBody } from './model.ts'
+import * as service from './service.ts'
+
+const AnnouncementParams = idParams('courseId', 'announcementId')
+
+export function announcementRoutes(deps: Deps) {
+  const { sql, clock } = deps
+  return new Elysia({ prefix: '/courses/:courseId/announcements', tags: ['Announcements'] })
+    .use(authPlugin(deps))
+    .post(
+      '',
+      async ({ params, body, user, set }) => {
+        set.status = 201
+        return ok(await service.publish(sql, params.courseId, user, body, clock.now()), 'Announcement published.')
+      },
+      {
+        params: CourseParams,
+        course: 'teacher',
+        body: CreateAnnouncementBody,
+        response: { 201: envelope(Announcement) },
+        detail: {
+          summary: 'Publish an announcement (the course teacher)',
+          description:
+            'Title 1-200 characters; content is rich text (up to 100 000 characters) sanitised against the allow-list; content with ' +
+            'nothing allowed left → 400. Every student of the course gets an ANNOUNCEMENT notification (title, a plain-text excerpt, ' +
+            'actionPath `/courses/{courseId}`).',
+        },
+      },
+    )
+    .get('', async ({ params, query }) => ok(await service.list(sql, params.courseId, query)), {
+      params: CourseParams,
+      query: PageQuery,
+      course: 'member',
+      response: { 200: envelope(pageOf(Announcement)) },
+      detail: { summary: 'Announcements, newest first (members)' },
+    })
+    .patch(
+      '/:announcementId',
+      async ({ params, body }) =>
+        ok(await service.update(sql, params.courseId, params.announcementId, body, clock.now()), 'Announcement updated.'),
+      {
+        params: AnnouncementParams,
+        course: 'teacher',
+        body: UpdateAnnouncementBody,
+        response: { 200: envelope(Announcement) },
+        detail: {
+          summary: 'Edit an announcement (the course teacher)',
+          description: '`title`, `content` or both; sets `updatedAt`. Students are not notified again. Unknown id or another course → 404 (40409).',
+        },
+      },
+    )
+    .delete(
+      '/:announcementId',
+      async ({ params }) => {
+        await service.remove(sql, params.courseId, params.announcementId)
+        return ok(null, 'Announcement deleted.')
+      },
+      {
+        params: AnnouncementParams,
+        course: 'teacher',
+        response: { 200: envelope(z.null()) },
+        detail: {
+          summary: 'Delete an announcement (the course teacher)',
+          description: 'Notifications already delivered stay in the inbox. Unknown id or another course → 404 (40409).',
+        },
+      },
+    )
+}

@@ -1,0 +1,76 @@
+import type { Sql } from '../../db/connect.ts'
+import { iso } from '../../http/envelope.ts'
+import { invalidField, notFound } from '../../http/errors.ts'
+import type { CurrentUser } from '../../http/guards.ts'
+import { offsetOf, page, type PageQuery } from '../../http/pagination.ts'
+import { newId } from '../../lib/ids.ts'
+import { sanitizeRichText } from '../../lib/richtext.ts'
+import { notifyCourseStudents } from '../notifications/queries.ts'
+import type { CreateAnnouncementBody, UpdateAnnouncementBody } from './model.ts'
+import { excerpt } from './plain-text.ts'
+import * as q from './queries.ts'
+
+/** The one row → API mapping for announcements. */
+const toAnnouncement = (r: q.AnnouncementRow) => ({
+  id: r.id,
+  courseId: r.course_id,
+  title: r.title,
+  content: r.content,
+  author: { id: r.author_id, displayName: r.author_display_name },
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+})
+
+const announcementNotFound = () => notFound('ANNOUNCEMENT_NOT_FOUND', 'This announcement does not exist in this course.')
+
+/** Sanitises on write; content that is nothing but removed markup is refused, not stored empty. */
+function cleanContent(html: string) {
+  const clean = sanitizeRichText(html)
+  if (!clean) throw invalidField('content', 'has no allowed content left after removing unsafe HTML')
+  return clean
+}
+
+async function load(sql: Sql, courseId: string, id: string) {
+  const row = await q.findAnnouncement(sql, courseId, id)
+  if (!row) throw announcementNotFound()
+  return toAnnouncement(row)
+}
+
+/**
+ * Publishes an announcement and notifies every student of the course in the same
+ * transaction (one INSERT … SELECT), so either both happen or neither.
+ */
+export async function publish(sql: Sql, courseId: string, author: CurrentUser, body: CreateAnnouncementBody, now: Date) {
+  const id = newId()
+  const content = cleanContent(body.content)
+  await sql.begin(async (tx) => {
+    await q.insertAnnouncement(tx, { id, courseId, authorId: author.id, title: body.title, content, now })
+    await notifyCourseStudents(
+      tx,
+      courseId,
+      { type: 'ANNOUNCEMENT', title: body.title, content: excerpt(content), actionPath: `/courses/${courseId}` },
+      now,
+    )
+  })
+  return load(sql, courseId, id)
+}
+
+export async function list(sql: Sql, courseId: string, query: PageQuery) {
+  const [rows, total] = await Promise.all([
+    q.listAnnouncements(sql, courseId, query.pageSize, offsetOf(query)),
+    q.countAnnouncements(sql, courseId),
+  ])
+  return page(rows.map(toAnnouncement), total, query)
+}
+
+/** Edits do not notify again. */
+export async function update(sql: Sql, courseId: string, id: string, body: UpdateAnnouncementBody, now: Date) {
+  const patch = { title: body.title, content: body.content === undefined ? undefined : cleanContent(body.content) }
+  if (!(await q.updateAnnouncement(sql, courseId, id, patch, now))) throw announcementNotFound()
+  return load(sql, courseId, id)
+}
+
+/** Notifications already delivered stay in the inbox; they link to the course, not the announcement. */
+export async function remove(sql: Sql, courseId: string, id: string) {
+  if (!(await q.deleteAnnouncement(sql, courseId, id))) throw announcementNotFound()
+}

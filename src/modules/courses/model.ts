@@ -1,0 +1,65 @@
+import { z } from 'zod'
+import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+
+export const TITLE_MAX = 120
+export const DESCRIPTION_MAX = 5000
+
+const CONTROL = /[\u0000-\u001F\u007F]/
+const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
+
+/**
+ * A plain-text field (not rich text): trimmed and stored as typed; clients render it as text.
+ * Control characters are refused (PostgreSQL cannot store NUL); `multiline` allows tabs and line breaks.
+ */
+export const plainText = (opts: { min: number; max: number; multiline?: boolean }) =>
+  z
+    .string()
+    .trim()
+    .min(opts.min, 'must not be empty')
+    .max(opts.max, `must be at most ${opts.max} characters`)
+    .refine((s) => !(opts.multiline ? CONTROL_EXCEPT_LINES : CONTROL).test(s), 'must not contain control characters')
+
+const Title = plainText({ min: 1, max: TITLE_MAX })
+const Description = plainText({ min: 0, max: DESCRIPTION_MAX, multiline: true })
+
+export const CreateCourseBody = z.object({ title: Title, description: Description })
+export type CreateCourseBody = z.infer<typeof CreateCourseBody>
+
+export const UpdateCourseBody = z
+  .object({ title: Title.optional(), description: Description.optional(), joiningOpen: z.boolean().optional() })
+  .refine((b) => b.title !== undefined || b.description !== undefined || b.joiningOpen !== undefined, {
+    message: 'send at least one of title, description, joiningOpen',
+  })
+export type UpdateCourseBody = z.infer<typeof UpdateCourseBody>
+
+export const JoinBody = z.object({
+  // Long enough for pasted codes with spaces around them, short enough to refuse junk early.
+  inviteCode: z.string().trim().min(1, 'enter the invite code').max(64, 'is not an invite code'),
+})
+export type JoinBody = z.infer<typeof JoinBody>
+
+export const CourseRole = z.enum(['TEACHER', 'STUDENT'])
+
+export const Course = z
+  .object({
+    id: Uuid,
+    title: z.string(),
+    description: z.string(),
+    teacher: z.object({ id: Uuid, username: z.string(), displayName: z.string() }),
+    memberCount: z.number().int().meta({ description: 'Everyone in the member list: the teacher plus the joined students.' }),
+    createdAt: IsoDateTime,
+    inviteCode: z.string().optional().meta({ description: "Only for the course's teacher." }),
+    joiningOpen: z.boolean().optional().meta({ description: "Only for the course's teacher. When false, the invite code is refused." }),
+    myRole: CourseRole.meta({ description: "The caller's role in this course." }),
+  })
+  .meta({ id: 'Course' })
+
+export const Member = z
+  .object({
+    userId: Uuid,
+    username: z.string(),
+    displayName: z.string(),
+    role: CourseRole,
+    joinedAt: IsoDateTime.meta({ description: "For the teacher: the course's creation time." }),
+  })
+  .meta({ id: 'CourseMember' })

@@ -1,0 +1,104 @@
+import { Elysia } from 'elysia'
+import { z } from 'zod'
+import type { Deps } from '../../deps.ts'
+import { authPlugin } from '../../http/auth.ts'
+import { envelope, ok } from '../../http/envelope.ts'
+import { pageOf, PageQuery } from '../../http/pagination.ts'
+import { CourseParams } from '../../http/params.ts'
+import { Course, CreateCourseBody, JoinBody, Member, UpdateCourseBody } from './model.ts'
+import * as service from './service.ts'
+
+export function courseRoutes(deps: Deps) {
+  const { sql, clock } = deps
+  return new Elysia({ prefix: '/courses', tags: ['Courses'] })
+    .use(authPlugin(deps))
+    .post(
+      '',
+      async ({ body, user, set }) => {
+        set.status = 201
+        return ok(await service.createCourse(sql, user, body, clock.now()), 'Course created.')
+      },
+      {
+        role: 'TEACHER',
+        body: CreateCourseBody,
+        response: { 201: envelope(Course) },
+        detail: {
+          summary: 'Create a course (teachers)',
+          description:
+            'Title 1-120 characters, description plain text up to 5000 (both trimmed). The course gets a fresh invite code: ' +
+            '8 characters from A-Z and 2-9 without the look-alikes 0/O, 1/I/L.',
+        },
+      },
+    )
+    .get('', async ({ user }) => ok(await service.listMyCourses(sql, user)), {
+      auth: true,
+      response: { 200: envelope(z.array(Course)) },
+      detail: {
+        summary: 'My courses',
+        description:
+          'The courses the caller teaches or has joined, with `myRole`; newest first (by creation for taught, by join time for joined courses).',
+      },
+    })
+    .post(
+      '/join',
+      async ({ body, user }) => ok(await service.joinCourse(sql, user, body.inviteCode, clock.now()), 'Joined the course.'),
+      {
+        auth: true,
+        body: JoinBody,
+        response: { 200: envelope(Course) },
+        detail: {
+          summary: 'Join a course by invite code (students)',
+          description:
+            'The code is matched case-insensitively, surrounding spaces ignored. Unknown code → 404 (40401); ' +
+            'joining closed by the teacher → 409 (40903); a teacher account → 403. Joining a course one is already in returns it unchanged.',
+        },
+      },
+    )
+    .get('/:courseId', async ({ params, user }) => ok(await service.getCourse(sql, params.courseId, user)), {
+      params: CourseParams,
+      course: 'member',
+      response: { 200: envelope(Course) },
+      detail: { summary: 'Course detail (members)', description: "`inviteCode` and `joiningOpen` only for the course's teacher." },
+    })
+    .patch(
+      '/:courseId',
+      async ({ params, user, body }) => ok(await service.updateCourse(sql, params.courseId, user, body), 'Course updated.'),
+      {
+        params: CourseParams,
+        course: 'teacher',
+        body: UpdateCourseBody,
+        response: { 200: envelope(Course) },
+        detail: {
+          summary: 'Edit a course, open or close joining (the course teacher)',
+          description: 'Any of `title`, `description`, `joiningOpen`. With `joiningOpen: false` the invite code is refused (409, 40903).',
+        },
+      },
+    )
+    .post(
+      '/:courseId/invite-code',
+      async ({ params, user }) => ok(await service.rotateInviteCode(sql, params.courseId, user), 'Invite code replaced.'),
+      {
+        params: CourseParams,
+        course: 'teacher',
+        response: { 200: envelope(Course) },
+        detail: {
+          summary: 'Replace the invite code (the course teacher)',
+          description: 'Returns the course with its new code; the old code stops working immediately. Members stay members.',
+        },
+      },
+    )
+    .get(
+      '/:courseId/members',
+      async ({ params, query }) => ok(await service.listMembers(sql, params.courseId, query)),
+      {
+        params: CourseParams,
+        query: PageQuery,
+        course: 'member',
+        response: { 200: envelope(pageOf(Member)) },
+        detail: {
+          summary: 'Course members (members)',
+          description: "The teacher first (joinedAt = the course's creation), then students by join time. Paginated.",
+        },
+      },
+    )
+}

@@ -1,0 +1,124 @@
+import postgres from 'postgres'
+import type { Sql } from '../../db/connect.ts'
+import { iso } from '../../http/envelope.ts'
+import { AppError, conflict, forbidden, notFound } from '../../http/errors.ts'
+import type { CurrentUser } from '../../http/guards.ts'
+import { offsetOf, page, type PageQuery } from '../../http/pagination.ts'
+import { newId } from '../../lib/ids.ts'
+import { studentJoined } from '../reminders/hooks.ts'
+import { normaliseInviteCode, randomInviteCode, type CodeGenerator } from './invite-code.ts'
+import type { CreateCourseBody, UpdateCourseBody } from './model.ts'
+import * as q from './queries.ts'
+
+/** A collision among ~8.5e11 codes is rare; several in a row means something else is wrong. */
+const CODE_ATTEMPTS = 5
+
+/** The one row → API mapping for courses. The invite code and joining switch are the teacher's only. */
+export const toCourse = (r: q.CourseRow, viewerId: string) => {
+  const isTeacher = r.teacher_id === viewerId
+  return {
+    id: r.id,
+    title: r.title,
+    description: r.description,
+    teacher: { id: r.teacher_id, username: r.teacher_username, displayName: r.teacher_display_name },
+    memberCount: r.member_count,
+    createdAt: iso(r.created_at)!,
+    ...(isTeacher ? { inviteCode: r.invite_code, joiningOpen: r.joining_open } : {}),
+    myRole: isTeacher ? ('TEACHER' as const) : ('STUDENT' as const),
+  }
+}
+export type Course = ReturnType<typeof toCourse>
+
+const toMember = (r: q.MemberRow) => ({
+  userId: r.user_id,
+  username: r.username,
+  displayName: r.display_name,
+  role: r.role,
+  joinedAt: iso(r.joined_at)!,
+})
+
+// Wider than the generated codes (older or fixture codes may be longer or use 0/1): anything
+// else cannot name a course and is answered without a query.
+const INVITE_CODE_SHAPE = /^[A-Z0-9]{1,64}$/
+const unknownCode = () => notFound('COURSE_NOT_FOUND', 'No course has this invite code. Check the code with your teacher.')
+
+const codesExhausted = () => new AppError('UNAVAILABLE', 'Could not allocate a unique invite code; please retry.')
+
+async function courseFor(sql: Sql, courseId: string, viewerId: string) {
+  const row = await q.findCourse(sql, courseId)
+  if (!row) throw notFound('COURSE_NOT_FOUND', 'This course does not exist.')
+  return toCourse(row, viewerId)
+}
+
+export async function createCourse(
+  sql: Sql,
+  teacher: CurrentUser,
+  body: CreateCourseBody,
+  now: Date,
+  codes: CodeGenerator = randomInviteCode,
+): Promise<Course> {
+  const id = newId()
+  for (let i = 0; i < CODE_ATTEMPTS; i++) {
+    const inserted = await q.insertCourse(sql, { id, teacherId: teacher.id, ...body, inviteCode: codes(), now })
+    if (inserted) return courseFor(sql, id, teacher.id)
+  }
+  throw codesExhausted()
+}
+
+export async function listMyCourses(sql: Sql, user: CurrentUser) {
+  return (await q.listCoursesOf(sql, user.id)).map((r) => toCourse(r, user.id))
+}
+
+export const getCourse = (sql: Sql, courseId: string, user: CurrentUser) => courseFor(sql, courseId, user.id)
+
+export async function updateCourse(sql: Sql, courseId: string, user: CurrentUser, body: UpdateCourseBody) {
+  await q.updateCourse(sql, courseId, body)
+  return courseFor(sql, courseId, user.id)
+}
+
+const isUniqueViolation = (e: unknown) => e instanceof postgres.PostgresError && e.code === '23505'
+
+/** A new code replaces the old one at once: the old code stops working. */
+export async function rotateInviteCode(sql: Sql, courseId: string, user: CurrentUser, codes: CodeGenerator = randomInviteCode) {
+  for (let i = 0; i < CODE_ATTEMPTS; i++) {
+    try {
+      await q.setInviteCode(sql, courseId, codes())
+      return courseFor(sql, courseId, user.id)
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e
+    }
+  }
+  throw codesExhausted()
+}
+
+/**
+ * Joins a student by invite code. Idempotent: joining again returns the course unchanged.
+ * The membership insert and the reminder hook share one transaction, so a student who joins
+ * gets the pending homework reminders exactly when the membership exists.
+ */
+export async function joinCourse(sql: Sql, user: CurrentUser, inviteCode: string, now: Date) {
+  if (user.role !== 'STUDENT') {
+    throw forbidden('Teacher accounts cannot join courses by invite code; only student accounts can join.')
+  }
+  const code = normaliseInviteCode(inviteCode)
+  if (!INVITE_CODE_SHAPE.test(code)) throw unknownCode()
+  const courseId = await sql.begin(async (tx) => {
+    const course = await q.findByInviteCodeForJoin(tx, code, user.id)
+    if (!course) throw unknownCode()
+    if (course.already_member) return course.id
+    if (!course.joining_open) {
+      throw conflict('JOINING_CLOSED', 'This course is not accepting new members right now. Ask your teacher to open joining.')
+    }
+    if (await q.insertMember(tx, course.id, user.id, now)) await studentJoined(tx, course.id, user.id, now)
+    return course.id
+  })
+  return courseFor(sql, courseId, user.id)
+}
+
+export async function listMembers(sql: Sql, courseId: string, query: PageQuery) {
+  const [rows, total] = await Promise.all([
+    q.listMembers(sql, courseId, query.pageSize, offsetOf(query)),
+    q.countMembers(sql, courseId),
+  ])
+  return page(rows.map(toMember), total, query)
+}
