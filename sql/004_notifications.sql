@@ -16,6 +16,10 @@ create unique index homework_reminder_events_live_key
 -- The scheduler's scan: pending events by time.
 create index homework_reminder_events_due_idx
   on homework_reminder_events (scheduled_at) where sent_at is null and not canceled;
+-- The teacher's view of one homework's events (history included).
+create index homework_reminder_events_task_idx on homework_reminder_events (task_id, scheduled_at);
+-- Deleting a user cascades here.
+create index homework_reminder_events_target_idx on homework_reminder_events (target_user_id);
 
 create table notifications (
   id                uuid primary key,

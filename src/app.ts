@@ -4,10 +4,17 @@ import { docs, docsUi } from './docs/openapi.ts'
 import { plumbing, routeMethodIndex } from './http/plumbing.ts'
 import { authRoutes } from './modules/auth/routes.ts'
 import { healthRoutes } from './modules/health/routes.ts'
+import { homeworkRoutes } from './modules/homework/routes.ts'
+import { notificationRoutes } from './modules/notifications/routes.ts'
+import { reminderRoutes } from './modules/reminders/routes.ts'
 
 /** Every business route, mounted under a prefix: `/api/v1`, and `/core/api/v1` for the web front end. */
 export function apiRoutes(deps: Deps, prefix: string) {
-  return new Elysia({ prefix }).use(authRoutes(deps))
+  return new Elysia({ prefix })
+    .use(authRoutes(deps))
+    .use(homeworkRoutes(deps))
+    .use(reminderRoutes(deps))
+    .use(notificationRoutes(deps))
 }
 
 /** Builds the whole HTTP application without listening: server.ts listens, tests call `app.handle`. */
