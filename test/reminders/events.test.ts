@@ -43,6 +43,8 @@ describe('generating events when a homework is created', () => {
       )
     }
     expect(events.every((e) => !e.canceled && e.sent_at === null)).toBe(true)
+    // Ids generated in SQL are UUIDv7, like the app's.
+    expect(events.every((e) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(e.id))).toBe(true)
     // The teacher is not a target.
     expect(events.some((e) => e.target_user_id === c.teacherId)).toBe(false)
   })

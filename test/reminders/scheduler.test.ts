@@ -55,6 +55,7 @@ test('with REMINDER_SCAN_CRON at one second, a due reminder reaches the inbox an
     deliveredAt: clock.now().toISOString(),
   })
   expect(inbox.data.unreadCount).toBe(1)
+  expect(inbox.data.items[0].id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
 
   const centre = await api.get('/homeworks/mine', { token: student.token })
   expect(centre.data.unreadReminderCount).toBe(1)

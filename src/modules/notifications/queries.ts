@@ -35,11 +35,10 @@ export async function notifyCourseStudents(
   n: Omit<NewNotification, 'userId'>,
   now: Date,
 ) {
-  // UUIDv7-like ids are generated per row in SQL would need an extension; ids here only need
-  // to be unique, so gen_random_uuid() (v4) is used for this fan-out.
+  // Ids generated per row in SQL: gen_uuid_v7() (sql/004) keeps them time-ordered like newId().
   const res = await sql`
     insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at)
-    select gen_random_uuid(), m.user_id, ${n.type}, ${n.title}, ${n.content}, ${n.actionPath}, ${now}
+    select gen_uuid_v7(), m.user_id, ${n.type}, ${n.title}, ${n.content}, ${n.actionPath}, ${now}
       from course_members m
      where m.course_id = ${courseId}`
   return res.count

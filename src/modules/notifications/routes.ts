@@ -9,7 +9,7 @@ export function notificationRoutes(deps: Deps) {
   const { sql, clock } = deps
   return new Elysia({ prefix: '/notifications', tags: ['Notifications'] })
     .use(authPlugin(deps))
-    .get('/', async ({ user, query }) => ok(await service.inbox(sql, user.id, query)), {
+    .get('', async ({ user, query }) => ok(await service.inbox(sql, user.id, query)), {
       auth: true,
       query: InboxQuery,
       response: { 200: envelope(NotificationPage) },

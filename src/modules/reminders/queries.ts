@@ -36,7 +36,7 @@ export async function cancelPendingForTask(tx: TxSql, taskId: string) {
 export async function generateForTask(tx: TxSql, taskId: string, now: Date) {
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
-    select gen_random_uuid(), t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
+    select gen_uuid_v7(), t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
       from learning_tasks t
       join course_members m on m.course_id = t.course_id
       ${triggersOf(tx)}
@@ -52,7 +52,7 @@ export async function generateForTask(tx: TxSql, taskId: string, now: Date) {
 export async function generateForStudent(tx: TxSql, courseId: string, userId: string, now: Date) {
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
-    select gen_random_uuid(), t.id, ${userId}::uuid, tr.trigger_type, tr.scheduled_at, ${now}
+    select gen_uuid_v7(), t.id, ${userId}::uuid, tr.trigger_type, tr.scheduled_at, ${now}
       from learning_tasks t
       ${triggersOf(tx)}
      where t.course_id = ${courseId}
@@ -107,7 +107,7 @@ export async function cancelObsolete(tx: TxSql, ids: string[]) {
 export async function insertReminderNotifications(tx: TxSql, ids: string[], now: Date) {
   const res = await tx`
     insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id)
-    select gen_random_uuid(), e.target_user_id, 'HOMEWORK_REMINDER',
+    select gen_uuid_v7(), e.target_user_id, 'HOMEWORK_REMINDER',
            case e.trigger_type
              when 'START' then 'Homework open: ' || t.title
              when 'BEFORE_DUE_24H' then 'Homework due in 24 hours: ' || t.title
