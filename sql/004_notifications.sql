@@ -21,7 +21,9 @@ create table homework_reminder_events (
   scheduled_at   timestamptz not null,
   sent_at        timestamptz,
   canceled       boolean not null default false,
-  created_at     timestamptz not null default now()
+  created_at     timestamptz not null default now(),
+  -- Exactly one state: pending (neither), sent (sent_at), canceled (canceled, never sent).
+  check (not (canceled and sent_at is not null))
 );
 -- At most one live event per (task, user, trigger); canceled ones stay as history.
 create unique index homework_reminder_events_live_key
