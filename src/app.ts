@@ -8,6 +8,9 @@ import { courseRoutes } from './modules/courses/routes.ts'
 import { healthRoutes } from './modules/health/routes.ts'
 import { learningRoutes } from './modules/learning/routes.ts'
 import { workspaceRoutes } from './modules/workspace/routes.ts'
+import { homeworkRoutes } from './modules/homework/routes.ts'
+import { notificationRoutes } from './modules/notifications/routes.ts'
+import { reminderRoutes } from './modules/reminders/routes.ts'
 
 /** Every business route, mounted under a prefix: `/api/v1`, and `/core/api/v1` for the web front end. */
 export function apiRoutes(deps: Deps, prefix: string) {
@@ -17,6 +20,9 @@ export function apiRoutes(deps: Deps, prefix: string) {
     .use(announcementRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(learningRoutes(deps))
+    .use(homeworkRoutes(deps))
+    .use(reminderRoutes(deps))
+    .use(notificationRoutes(deps))
 }
 
 /** Builds the whole HTTP application without listening: server.ts listens, tests call `app.handle`. */

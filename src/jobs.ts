@@ -2,6 +2,7 @@ import { cron } from '@elysiajs/cron'
 import { Elysia } from 'elysia'
 import type { Deps } from './deps.ts'
 import { purgeExpired } from './modules/auth/queries.ts'
+import { dispatch } from './modules/reminders/dispatch.ts'
 
 export interface Job {
   name: string
@@ -17,7 +18,20 @@ export function defaultJobs(deps: Deps): Job[] {
       pattern: '17 * * * *',
       run: (now) => purgeExpired(deps.sql, now, deps.config.loginWindowSeconds),
     },
+    reminderJob(deps),
   ]
+}
+
+/**
+ * Delivers due homework reminders. Every minute by default; REMINDER_SCAN_CRON changes it
+ * (seconds allowed) and 'off' disables it on this instance. Safe on every instance at once.
+ */
+export function reminderJob(deps: Deps): Job {
+  return {
+    name: 'homework-reminders',
+    pattern: deps.config.reminderScanCron,
+    run: (now) => dispatch(deps.sql, now),
+  }
 }
 
 /**

@@ -1,15 +1,23 @@
 import type { TxSql } from '../../db/connect.ts'
+import { cancelPendingForTask, generateForStudent, generateForTask, lockTask } from './queries.ts'
 
 /**
- * Seams between the learning/courses features and homework reminders. The learning feature
- * calls `homeworkScheduleChanged` inside the transaction that creates or edits a HOMEWORK task
- * (times or notify switches); the courses feature calls `studentJoined` inside the join.
- * The reminders feature implements them (cancel pending events, generate new ones set-based).
+ * Seams between the learning/courses features and homework reminders, called inside the
+ * caller's transaction so events change together with the task or the membership.
+ *
+ * The learning feature calls `homeworkScheduleChanged` after creating or editing a HOMEWORK
+ * task (times or notify switches) and after turning a task into or out of homework; the
+ * courses feature calls `studentJoined` after inserting the membership.
  */
-export async function homeworkScheduleChanged(_tx: TxSql, _taskId: string, _now: Date): Promise<void> {
-  // Implemented by the reminders feature (issue 5).
+export async function homeworkScheduleChanged(tx: TxSql, taskId: string, now: Date): Promise<void> {
+  // Serialises concurrent edits of one task (a no-op when the caller already updated the row),
+  // so the second edit's cancel sees the first edit's events.
+  await lockTask(tx, taskId)
+  await cancelPendingForTask(tx, taskId)
+  // A task that is no longer homework gets nothing: the insert filters on task_kind.
+  await generateForTask(tx, taskId, now)
 }
 
-export async function studentJoined(_tx: TxSql, _courseId: string, _userId: string, _now: Date): Promise<void> {
-  // Implemented by the reminders feature (issue 5).
+export async function studentJoined(tx: TxSql, courseId: string, userId: string, now: Date): Promise<void> {
+  await generateForStudent(tx, courseId, userId, now)
 }

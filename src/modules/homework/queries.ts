@@ -1,0 +1,69 @@
+import type { Sql } from '../../db/connect.ts'
+
+export interface HomeworkRow {
+  task_id: string
+  course_id: string
+  course_title: string
+  title: string
+  start_at: Date
+  due_at: Date
+  /** The caller teaches this course: the row is the teacher's view. */
+  is_teacher: boolean
+  /** The caller's newest submission (student rows only). */
+  submitted_at: Date | null
+  score: string | null
+  /** Teacher rows only. */
+  submitted_count: number | null
+  student_count: number | null
+}
+
+/**
+ * Every homework of the courses the user teaches or has joined (or of one of them), in one
+ * query whatever the number of courses: the student's newest submission and the teacher's
+ * counts come from lateral subqueries gated on the caller's role in each course.
+ */
+export async function listHomework(sql: Sql, userId: string, courseId: string | null) {
+  return sql<HomeworkRow[]>`
+    with my_courses as (
+      -- Two index lookups (taught, joined) rather than an OR over every course.
+      select c.id, c.title, true as is_teacher
+        from courses c
+       where c.teacher_id = ${userId}
+      union all
+      select c.id, c.title, false
+        from course_members m
+        join courses c on c.id = m.course_id
+       where m.user_id = ${userId} and c.teacher_id <> ${userId}
+    )
+    select t.id as task_id, t.course_id, mc.title as course_title, t.title, t.start_at, t.due_at, mc.is_teacher,
+           mine.submitted_at, mine.score::text as score,
+           counts.submitted_count, counts.student_count
+      from my_courses mc
+      join learning_tasks t on t.course_id = mc.id and t.task_kind = 'HOMEWORK'
+      left join lateral (
+        select s.submitted_at, s.score
+          from learning_submissions s
+         where not mc.is_teacher and s.task_id = t.id and s.student_id = ${userId}
+         order by s.submitted_at desc, s.id desc
+         limit 1
+      ) mine on true
+      left join lateral (
+        select (select count(distinct s.student_id)::int
+                  from learning_submissions s
+                  join course_members m on m.course_id = t.course_id and m.user_id = s.student_id
+                 where s.task_id = t.id) as submitted_count,
+               (select count(*)::int from course_members m where m.course_id = t.course_id) as student_count
+         where mc.is_teacher
+      ) counts on true
+     where ${courseId}::uuid is null or mc.id = ${courseId}::uuid
+     order by t.due_at, t.id`
+}
+
+/** The red dot: the user's unread homework reminders. */
+export async function unreadReminderCount(sql: Sql, userId: string) {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n
+      from notifications
+     where user_id = ${userId} and notification_type = 'HOMEWORK_REMINDER' and read_at is null`
+  return row!.n
+}

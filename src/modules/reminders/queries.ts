@@ -1,0 +1,161 @@
+import type { Sql, TxSql } from '../../db/connect.ts'
+
+export type TriggerType = 'START' | 'BEFORE_DUE_24H' | 'DUE'
+export const TRIGGER_TYPES: readonly TriggerType[] = ['START', 'BEFORE_DUE_24H', 'DUE']
+
+/*
+ * The trigger points of a homework task `t`, as rows (trigger_type, scheduled_at, enabled).
+ * Written once here and spliced into the generating statements, so the three times are
+ * defined in one place: START = start_at, BEFORE_DUE_24H = due_at - 24h, DUE = due_at.
+ */
+const triggersOf = (sql: Sql | TxSql) => sql`
+  cross join lateral (values
+    ('START', t.start_at, t.notify_on_start),
+    ('BEFORE_DUE_24H', t.due_at - interval '24 hours', t.notify_before_due_24h),
+    ('DUE', t.due_at, t.notify_on_due)
+  ) as tr (trigger_type, scheduled_at, enabled)`
+
+export async function lockTask(tx: TxSql, taskId: string) {
+  await tx`select id from learning_tasks where id = ${taskId} for update`
+}
+
+/** Cancels a task's pending events (sent ones stay sent; canceled ones stay as history). */
+export async function cancelPendingForTask(tx: TxSql, taskId: string) {
+  const res = await tx`
+    update homework_reminder_events
+       set canceled = true
+     where task_id = ${taskId} and sent_at is null and not canceled`
+  return res.count
+}
+
+/**
+ * One event per (current student × switched-on trigger whose time is still ahead), in one
+ * INSERT … SELECT. A live event for the same (task, student, trigger) — one already sent —
+ * wins over a new one: each trigger reaches a student at most once.
+ */
+export async function generateForTask(tx: TxSql, taskId: string, now: Date) {
+  const res = await tx`
+    insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
+    select gen_uuid_v7(), t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
+      from learning_tasks t
+      join course_members m on m.course_id = t.course_id
+      ${triggersOf(tx)}
+     where t.id = ${taskId}
+       and t.task_kind = 'HOMEWORK'
+       and tr.enabled
+       and tr.scheduled_at > ${now}
+    on conflict (task_id, target_user_id, trigger_type) where not canceled do nothing`
+  return res.count
+}
+
+/** A late joiner's events: every homework of the course whose trigger time is still ahead. */
+export async function generateForStudent(tx: TxSql, courseId: string, userId: string, now: Date) {
+  const res = await tx`
+    insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
+    select gen_uuid_v7(), t.id, ${userId}::uuid, tr.trigger_type, tr.scheduled_at, ${now}
+      from learning_tasks t
+      ${triggersOf(tx)}
+     where t.course_id = ${courseId}
+       and t.task_kind = 'HOMEWORK'
+       and tr.enabled
+       and tr.scheduled_at > ${now}
+    on conflict (task_id, target_user_id, trigger_type) where not canceled do nothing`
+  return res.count
+}
+
+/**
+ * Claims up to `limit` due pending events for this transaction. Rows another dispatcher has
+ * locked are skipped, not waited for; a row that another dispatcher sent between our snapshot
+ * and our lock is re-checked by PostgreSQL and dropped (READ COMMITTED re-evaluates the WHERE).
+ */
+export async function claimDue(tx: TxSql, now: Date, limit: number) {
+  const rows = await tx<{ id: string }[]>`
+    select id
+      from homework_reminder_events
+     where scheduled_at <= ${now} and sent_at is null and not canceled
+     order by scheduled_at, id
+     limit ${limit}
+       for update skip locked`
+  return rows.map((r) => r.id)
+}
+
+/**
+ * Cancels claimed events that must not be sent: BEFORE_DUE_24H and DUE for a student who has
+ * already submitted, and any event whose task is no longer homework or whose student is no
+ * longer in the course.
+ */
+export async function cancelObsolete(tx: TxSql, ids: string[]) {
+  const res = await tx`
+    update homework_reminder_events e
+       set canceled = true
+      from learning_tasks t
+     where e.id = any(${ids}::uuid[])
+       and t.id = e.task_id
+       and (
+         (e.trigger_type in ('BEFORE_DUE_24H', 'DUE')
+           and exists (select 1 from learning_submissions s where s.task_id = e.task_id and s.student_id = e.target_user_id))
+         or t.task_kind <> 'HOMEWORK'
+         or not exists (select 1 from course_members m where m.course_id = t.course_id and m.user_id = e.target_user_id)
+       )`
+  return res.count
+}
+
+/**
+ * Writes one HOMEWORK_REMINDER notification per claimed, not-canceled event. `event_id` is
+ * unique: an event that somehow already has its notification is not delivered again.
+ */
+export async function insertReminderNotifications(tx: TxSql, ids: string[], now: Date) {
+  const res = await tx`
+    insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id)
+    select gen_uuid_v7(), e.target_user_id, 'HOMEWORK_REMINDER',
+           case e.trigger_type
+             when 'START' then 'Homework open: ' || t.title
+             when 'BEFORE_DUE_24H' then 'Homework due in 24 hours: ' || t.title
+             else 'Homework due now: ' || t.title
+           end,
+           case e.trigger_type
+             when 'START' then '"' || t.title || '" in ' || c.title || ' is open. It is due ' || d.due || '.'
+             when 'BEFORE_DUE_24H' then '"' || t.title || '" in ' || c.title || ' is due in 24 hours, at ' || d.due || '.'
+             else '"' || t.title || '" in ' || c.title || ' is due now (' || d.due || '). Submissions after the due time are marked late.'
+           end,
+           '/courses/' || t.course_id || '?taskId=' || t.id,
+           ${now}, e.id
+      from homework_reminder_events e
+      join learning_tasks t on t.id = e.task_id
+      join courses c on c.id = t.course_id
+      cross join lateral (select to_char(t.due_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI "UTC"') as due) d
+     where e.id = any(${ids}::uuid[]) and not e.canceled
+    on conflict (event_id) do nothing`
+  return res.count
+}
+
+export async function markSent(tx: TxSql, ids: string[], now: Date) {
+  const res = await tx`
+    update homework_reminder_events
+       set sent_at = ${now}
+     where id = any(${ids}::uuid[]) and not canceled and sent_at is null`
+  return res.count
+}
+
+export interface EventRow {
+  task_id: string
+  id: string | null
+  target_user_id: string | null
+  trigger_type: TriggerType | null
+  scheduled_at: Date | null
+  sent_at: Date | null
+  canceled: boolean | null
+}
+
+/**
+ * A homework's events for its teacher. The task is left-joined so that one query tells
+ * "no such homework in this course" (no row) from "no events" (one row with a null event).
+ */
+export async function eventsOfHomework(sql: Sql, courseId: string, taskId: string) {
+  return sql<EventRow[]>`
+    select t.id as task_id, e.id, e.target_user_id, e.trigger_type, e.scheduled_at, e.sent_at, e.canceled
+      from learning_tasks t
+      left join homework_reminder_events e on e.task_id = t.id
+     where t.id = ${taskId} and t.course_id = ${courseId} and t.task_kind = 'HOMEWORK'
+     order by e.scheduled_at, e.created_at, e.id`
+}

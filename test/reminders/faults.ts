@@ -1,0 +1,32 @@
+import type { Sql, TxSql } from '../../src/db/connect.ts'
+
+/**
+ * Wraps a postgres.js handle so that, inside transactions, the `nth` statement whose text
+ * matches `pattern` throws (as a lost connection or a constraint error would) after the
+ * statements before it in the same transaction have run.
+ */
+export function failingOn(sql: Sql, pattern: RegExp, nth = 1): Sql & { failures: number } {
+  let seen = 0
+  const state = { failures: 0 }
+  const wrapTx = (tx: TxSql) =>
+    new Proxy(tx, {
+      apply(target, thisArg, args) {
+        const strings = args[0]
+        if (Array.isArray(strings) && 'raw' in strings && pattern.test(strings.join('?'))) {
+          seen++
+          if (seen === nth) {
+            state.failures++
+            throw new Error(`injected failure in: ${strings.join('?').trim().split('\n')[0]}`)
+          }
+        }
+        return Reflect.apply(target as any, thisArg, args)
+      },
+    })
+  return new Proxy(sql, {
+    get(target, prop, receiver) {
+      if (prop === 'failures') return state.failures
+      if (prop === 'begin') return (fn: (tx: TxSql) => unknown) => target.begin((tx) => fn(wrapTx(tx)) as any)
+      return Reflect.get(target, prop, receiver)
+    },
+  }) as Sql & { failures: number }
+}
