@@ -3,18 +3,25 @@ import type { Deps } from './deps.ts'
 import { docs, docsUi } from './docs/openapi.ts'
 import { plumbing, routeMethodIndex } from './http/plumbing.ts'
 import { authRoutes } from './modules/auth/routes.ts'
+import { experimentRoutes } from './modules/experiments/routes.ts'
+import { gradeRoutes } from './modules/grades/routes.ts'
 import { healthRoutes } from './modules/health/routes.ts'
+import { resourceRoutes } from './modules/resources/routes.ts'
 
 /** Every business route, mounted under a prefix: `/api/v1`, and `/core/api/v1` for the web front end. */
 export function apiRoutes(deps: Deps, prefix: string) {
-  return new Elysia({ prefix }).use(authRoutes(deps))
+  return new Elysia({ prefix })
+    .use(authRoutes(deps))
+    .use(experimentRoutes(deps))
+    .use(resourceRoutes(deps))
+    .use(gradeRoutes(deps))
 }
 
 /** Builds the whole HTTP application without listening: server.ts listens, tests call `app.handle`. */
 export function buildApp(deps: Deps) {
   let routes: () => { method: string; path: string }[] = () => []
   const app = new Elysia()
-    .use(plumbing({ log: deps.log, methodsFor: routeMethodIndex(() => routes()) }))
+    .use(plumbing({ log: deps.log, methodsFor: routeMethodIndex(() => routes()), maxUploadBytes: deps.config.maxUploadBytes }))
     .use(docs())
     .use(docsUi())
     .use(healthRoutes(deps))
