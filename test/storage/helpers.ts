@@ -7,7 +7,10 @@ import { LocalDiskStorage } from '../../src/storage/local-disk.ts'
 export async function filesUnder(dir: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { recursive: true, withFileTypes: true })
-    return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    return entries
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+      .sort()
   } catch (e: any) {
     if (e?.code === 'ENOENT') return []
     throw e
@@ -18,7 +21,7 @@ export async function filesUnder(dir: string): Promise<string[]> {
 export const storedFiles = (ctx: TestContext) => filesUnder((ctx.deps.storage as LocalDiskStorage).root)
 
 /** Deterministic, non-text bytes (every byte value occurs), so byte-exact comparisons mean something. */
-export function sampleBytes(n: number, seed = 7): Uint8Array {
+export function sampleBytes(n: number, seed = 7): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(n)
   let x = seed
   for (let i = 0; i < n; i++) {
@@ -35,15 +38,16 @@ export function formOf(fields: Record<string, string | Blob>): FormData {
 }
 
 /** A multipart body serialised to bytes, to send with an explicit Content-Length. */
-export async function serialised(form: FormData): Promise<{ body: Uint8Array; contentType: string }> {
+export async function serialised(form: FormData): Promise<{ body: Uint8Array<ArrayBuffer>; contentType: string }> {
   const res = new Response(form)
-  return { body: new Uint8Array(await res.arrayBuffer()), contentType: res.headers.get('content-type')! }
+  const contentType = res.headers.get('content-type')!
+  return { body: new Uint8Array(await res.arrayBuffer()), contentType }
 }
 
 export interface Download {
   status: number
   headers: Headers
-  bytes: Uint8Array
+  bytes: Uint8Array<ArrayBuffer>
   json: any
 }
 

@@ -20,7 +20,7 @@ afterAll(async () => {
 })
 
 /** A stream of `total` bytes in `chunk`-sized pieces, like a request body without Content-Length. */
-function streamOf(total: number, chunk = 1000): ReadableStream<Uint8Array> {
+function streamOf(total: number, chunk = 1000): ReadableStream<Uint8Array<ArrayBuffer>> {
   let sent = 0
   return new ReadableStream({
     pull(c) {
