@@ -15,12 +15,6 @@ export function multipartRequestBody(schema: z.ZodType): DocumentDecoration['req
   return { required: true, content: { 'multipart/form-data': { schema: json as any } } }
 }
 
-export const uploadErrors = {
-  400: errorResponse('Missing or invalid fields (40001), or an unreadable multipart body (40000).'),
-  413: errorResponse('The file is larger than MAX_UPLOAD_BYTES (41300); nothing is stored.'),
-  415: errorResponse('The body is not multipart/form-data (41500).'),
-}
-
 const binary = { 'application/octet-stream': { schema: { type: 'string' as const, format: 'binary' } } }
 
 /** Responses of a file download route. */

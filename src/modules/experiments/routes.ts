@@ -6,7 +6,7 @@ import { envelope, ok } from '../../http/envelope.ts'
 import { offsetOf, page, pageOf, PageQuery } from '../../http/pagination.ts'
 import { CourseParams } from '../../http/params.ts'
 import { fileResponse } from '../../storage/download.ts'
-import { downloadResponses, multipartRequestBody, uploadErrors } from '../../storage/openapi.ts'
+import { downloadResponses, multipartRequestBody } from '../../storage/openapi.ts'
 import { parseForm, readMultipart } from '../../storage/upload.ts'
 import {
   CourseExperimentParams,
@@ -101,7 +101,6 @@ export function experimentRoutes(deps: Deps) {
           description:
             'multipart/form-data: `file` (required, at most MAX_UPLOAD_BYTES, default 20 MiB) and `note` (optional plain text, at most 2,000 characters). Every attempt is kept; the newest counts. Submissions after `dueAt` are accepted with `late: true`.',
           requestBody: multipartRequestBody(SubmissionForm),
-          responses: uploadErrors,
         },
       },
     )

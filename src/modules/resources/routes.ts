@@ -6,7 +6,7 @@ import { envelope, ok, Uuid } from '../../http/envelope.ts'
 import { page, pageOf } from '../../http/pagination.ts'
 import { CourseParams } from '../../http/params.ts'
 import { fileResponse } from '../../storage/download.ts'
-import { downloadResponses, multipartRequestBody, uploadErrors } from '../../storage/openapi.ts'
+import { downloadResponses, multipartRequestBody } from '../../storage/openapi.ts'
 import { parseForm, readMultipart } from '../../storage/upload.ts'
 import { CourseResourceParams, Resource, ResourceForm, ResourceParams, ResourceQuery } from './model.ts'
 import * as service from './service.ts'
@@ -40,7 +40,6 @@ export function resourceRoutes(deps: Deps) {
           description:
             'multipart/form-data: `name`, `type` (FILE, VIDEO, LINK), optional `category`; FILE needs `file` (at most MAX_UPLOAD_BYTES), VIDEO and LINK need `externalUrl` (parsed; http and https only, anything else is 400).',
           requestBody: multipartRequestBody(ResourceForm),
-          responses: uploadErrors,
         },
       },
     )
