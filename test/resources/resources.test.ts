@@ -118,6 +118,7 @@ describe('POST /courses/{courseId}/resources', () => {
     expect(res.status).toBe(413)
     expect(res.code).toBe(41300)
     expect(await storedFiles(small)).toEqual([])
+    await rm((small.deps.storage as LocalDiskStorage).root, { recursive: true, force: true })
   })
 
   test('a JSON body → 415', async () => {
