@@ -30,6 +30,8 @@ create table experiment_submissions (
   graded_by     uuid references users (id)
 );
 create index experiment_submissions_exp_student_idx on experiment_submissions (experiment_id, student_id, submitted_at desc, id desc);
+-- The teacher's list of an experiment's submissions, newest first.
+create index experiment_submissions_exp_time_idx on experiment_submissions (experiment_id, submitted_at desc, id desc);
 create index experiment_submissions_course_student_idx on experiment_submissions (course_id, student_id);
 
 create table course_resources (

@@ -5,12 +5,15 @@ import { plumbing, routeMethodIndex } from './http/plumbing.ts'
 import { announcementRoutes } from './modules/announcements/routes.ts'
 import { authRoutes } from './modules/auth/routes.ts'
 import { courseRoutes } from './modules/courses/routes.ts'
+import { experimentRoutes } from './modules/experiments/routes.ts'
+import { gradeRoutes } from './modules/grades/routes.ts'
 import { healthRoutes } from './modules/health/routes.ts'
-import { learningRoutes } from './modules/learning/routes.ts'
-import { workspaceRoutes } from './modules/workspace/routes.ts'
 import { homeworkRoutes } from './modules/homework/routes.ts'
+import { learningRoutes } from './modules/learning/routes.ts'
 import { notificationRoutes } from './modules/notifications/routes.ts'
 import { reminderRoutes } from './modules/reminders/routes.ts'
+import { resourceRoutes } from './modules/resources/routes.ts'
+import { workspaceRoutes } from './modules/workspace/routes.ts'
 
 /** Every business route, mounted under a prefix: `/api/v1`, and `/core/api/v1` for the web front end. */
 export function apiRoutes(deps: Deps, prefix: string) {
@@ -23,13 +26,16 @@ export function apiRoutes(deps: Deps, prefix: string) {
     .use(homeworkRoutes(deps))
     .use(reminderRoutes(deps))
     .use(notificationRoutes(deps))
+    .use(experimentRoutes(deps))
+    .use(resourceRoutes(deps))
+    .use(gradeRoutes(deps))
 }
 
 /** Builds the whole HTTP application without listening: server.ts listens, tests call `app.handle`. */
 export function buildApp(deps: Deps) {
   let routes: () => { method: string; path: string }[] = () => []
   const app = new Elysia()
-    .use(plumbing({ log: deps.log, methodsFor: routeMethodIndex(() => routes()) }))
+    .use(plumbing({ log: deps.log, methodsFor: routeMethodIndex(() => routes()), maxUploadBytes: deps.config.maxUploadBytes }))
     .use(docs())
     .use(docsUi())
     .use(healthRoutes(deps))

@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { connectDatabase } from './db/connect.ts'
@@ -6,8 +7,9 @@ import type { Deps } from './deps.ts'
 import { defaultJobs, scheduler, stopJobs } from './jobs.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
-import { MAX_JSON_BYTES } from './http/plumbing.ts'
+import { MAX_JSON_BYTES, MULTIPART_OVERHEAD_BYTES } from './http/plumbing.ts'
 import { embeddedJwtSecret } from './secrets.ts'
+import { LocalDiskStorage } from './storage/local-disk.ts'
 
 let config
 try {
@@ -26,7 +28,8 @@ const applied = await migrate(db.sql)
 log.info('database ready', { kind: db.kind, migrationsApplied: applied })
 
 const jwtSecret = config.jwtSecret ?? (await embeddedJwtSecret(config.dataDir))
-const deps: Deps = { sql: db.sql, config: { ...config, jwtSecret }, clock: systemClock, log }
+const storage = await LocalDiskStorage.create(join(config.dataDir, 'files'))
+const deps: Deps = { sql: db.sql, config: { ...config, jwtSecret }, clock: systemClock, log, storage }
 
 const jobs = scheduler(deps, defaultJobs(deps))
 const app = buildApp(deps)
@@ -35,7 +38,7 @@ const app = buildApp(deps)
     port: config.port,
     hostname: config.host,
     // Bun's own hard cap; the app answers 413 in the envelope before this is reached.
-    maxRequestBodySize: Math.max(config.maxUploadBytes, MAX_JSON_BYTES) + 64 * 1024,
+    maxRequestBodySize: Math.max(config.maxUploadBytes, MAX_JSON_BYTES) + MULTIPART_OVERHEAD_BYTES,
   })
 log.info('listening', { url: `http://${config.host}:${config.port}`, database: db.kind })
 

@@ -57,7 +57,7 @@ export function docs() {
     path: '/docs-ui.html',
     specPath: '/v3/api-docs',
     provider: null,
-    exclude: { paths: [/^\/core\//, /^\/docs-ui/, '/v3/api-docs'] },
+    exclude: { paths: [/^\/core\//, /^\/docs-ui/, '/v3/api-docs'], staticFile: false },
     mapJsonSchema: { zod: zodToOpenApi },
     documentation: {
       openapi: '3.1.0',

@@ -30,6 +30,7 @@ export const ERROR_CATALOGUE = {
   TOO_MANY_REQUESTS: { code: 42900, status: 429, description: 'Too many attempts; retry after `Retry-After` seconds.' },
   INTERNAL: { code: 50000, status: 500, description: 'Unexpected server error; quote the request id when reporting it.' },
   UNAVAILABLE: { code: 50300, status: 503, description: 'A dependency (the database) is unavailable; retry later.' },
+  RANGE_NOT_SATISFIABLE: { code: 41600, status: 416, description: 'The requested byte range lies outside the file; `Content-Range` gives its size.' },
 } as const
 
 export type ErrorName = keyof typeof ERROR_CATALOGUE

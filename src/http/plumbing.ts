@@ -1,10 +1,12 @@
 import { Elysia } from 'elysia'
 import postgres from 'postgres'
 import type { Logger } from '../lib/log.ts'
-import { AppError, ERROR_CATALOGUE, type ErrorName, type FieldError } from './errors.ts'
+import { AppError, ERROR_CATALOGUE, tooLarge, type ErrorName, type FieldError } from './errors.ts'
 
 /** JSON bodies are small; uploads (multipart) have their own, configurable limit. */
 export const MAX_JSON_BYTES = 1024 * 1024
+/** Room for multipart boundaries, part headers and the small text fields next to a file. */
+export const MULTIPART_OVERHEAD_BYTES = 64 * 1024
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -87,6 +89,8 @@ export interface PlumbingOptions {
   log: Logger
   /** Lists the methods served for a path; lets an unknown method answer 405 instead of 404. */
   methodsFor: (path: string) => string[]
+  /** MAX_UPLOAD_BYTES: a multipart body declaring a larger length is refused before it is read. */
+  maxUploadBytes: number
 }
 
 /**
@@ -94,7 +98,7 @@ export interface PlumbingOptions {
  * body-size and content-type checks, and the single error handler that turns every failure
  * into the `{ code, message, data }` envelope.
  */
-export function plumbing({ log, methodsFor }: PlumbingOptions) {
+export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
   return new Elysia({ name: 'plumbing' })
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get('x-request-id')
@@ -111,6 +115,9 @@ export function plumbing({ log, methodsFor }: PlumbingOptions) {
       const hasBody = declared !== null ? length > 0 : request.body !== null
       if (hasBody && type && !ACCEPTED_BODY_TYPES.includes(type)) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted; send application/json or multipart/form-data.`)
+      }
+      if (type === 'multipart/form-data' && length > maxUploadBytes + MULTIPART_OVERHEAD_BYTES) {
+        throw tooLarge(maxUploadBytes)
       }
       if (type !== 'multipart/form-data' && length > MAX_JSON_BYTES) {
         throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${MAX_JSON_BYTES} bytes.`, {

@@ -10,7 +10,7 @@ import { client, signUp, testApp } from '../support/harness.ts'
 describe('authorization guards', async () => {
   const { api, deps } = await testApp()
   const probe = new Elysia()
-    .use(plumbing({ log: deps.log, methodsFor: () => [] }))
+    .use(plumbing({ log: deps.log, methodsFor: () => [], maxUploadBytes: deps.config.maxUploadBytes }))
     .use(authPlugin(deps))
     .get('/teacher-only', ({ user }) => ok(user.id), { role: 'TEACHER' })
     .get('/student-only', ({ user }) => ok(user.id), { role: 'STUDENT' })

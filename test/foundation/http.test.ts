@@ -90,7 +90,7 @@ describe('error handler', async () => {
   const lines: string[] = []
   const log = createLogger('info', (l) => lines.push(l))
   const app = new Elysia()
-    .use(plumbing({ log, methodsFor: () => [] }))
+    .use(plumbing({ log, methodsFor: () => [], maxUploadBytes: 1024 * 1024 }))
     .get('/boom', () => {
       throw new Error('secret internal detail: password=hunter2')
     })

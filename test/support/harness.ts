@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { connectEmbedded, connectExternal, type Database } from '../../src/db/connect.ts'
@@ -5,6 +7,7 @@ import { migrate } from '../../src/db/migrate.ts'
 import type { Deps } from '../../src/deps.ts'
 import { ManualClock, systemClock, type Clock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/log.ts'
+import { LocalDiskStorage } from '../../src/storage/local-disk.ts'
 
 /**
  * One database per test process, migrated once: the embedded PGlite in memory by default,
@@ -48,6 +51,8 @@ export async function testApp(opts: { clock?: Clock; config?: Partial<Config>; d
     config: testConfig(opts.config),
     clock: opts.clock ?? systemClock,
     log: createLogger((process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent'),
+    // Each app gets its own empty file storage, so tests can assert on what is (not) on disk.
+    storage: new LocalDiskStorage(join(tmpdir(), uniq('cls-files-'))),
     ...opts.deps,
   }
   const app = buildApp(deps)

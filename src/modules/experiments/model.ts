@@ -1,0 +1,83 @@
+import { z } from 'zod'
+import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+
+/** Requests accept any ISO-8601 date-time with an offset (`Z` or `+08:00`). */
+const DateTimeInput = z.iso
+  .datetime({ offset: true, message: 'must be an ISO-8601 date-time with an offset, e.g. 2026-12-01T23:59:00+08:00' })
+  .transform((s) => new Date(s))
+
+const Title = z.string().trim().min(1, 'must be 1-200 characters').max(200, 'must be 1-200 characters')
+const Description = z.string().max(50_000, 'must be at most 50,000 characters')
+
+export const ExperimentCreate = z.object({
+  title: Title,
+  description: Description.meta({ description: 'Rich text; sanitised on write.' }),
+  dueAt: DateTimeInput,
+})
+export type ExperimentCreate = z.infer<typeof ExperimentCreate>
+
+export const ExperimentPatch = z
+  .object({ title: Title, description: Description, dueAt: DateTimeInput })
+  .partial()
+  .refine((b) => b.title !== undefined || b.description !== undefined || b.dueAt !== undefined, {
+    message: 'give at least one of title, description, dueAt',
+  })
+export type ExperimentPatch = z.infer<typeof ExperimentPatch>
+
+export const ExperimentParams = z.object({ experimentId: Uuid })
+export const CourseExperimentParams = z.object({ courseId: Uuid, experimentId: Uuid })
+export const SubmissionParams = z.object({ submissionId: Uuid })
+
+export const StudentRef = z.object({ id: Uuid, username: z.string(), displayName: z.string() }).meta({ id: 'StudentRef' })
+
+export const Submission = z
+  .object({
+    id: Uuid,
+    experimentId: Uuid,
+    student: StudentRef,
+    fileName: z.string(),
+    fileSize: z.number().int(),
+    contentType: z.string(),
+    note: z.string().nullable(),
+    late: z.boolean(),
+    submittedAt: IsoDateTime,
+    score: z.number().nullable(),
+    feedback: z.string().nullable(),
+    gradedAt: IsoDateTime.nullable(),
+    fileUrl: z.string().meta({ description: 'Download path: `/api/v1/submissions/{id}/file`.' }),
+  })
+  .meta({ id: 'ExperimentSubmission' })
+
+export const Experiment = z
+  .object({
+    id: Uuid,
+    courseId: Uuid,
+    title: z.string(),
+    description: z.string(),
+    dueAt: IsoDateTime,
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime.nullable(),
+  })
+  .meta({ id: 'Experiment' })
+
+export const ExperimentDetail = Experiment.extend({
+  mySubmission: Submission.nullable()
+    .optional()
+    .meta({ description: "Students only: the caller's newest submission, or null." }),
+}).meta({ id: 'ExperimentDetail' })
+
+export const SubmissionForm = z.object({
+  file: z.file({ message: 'a file is required' }),
+  note: z.string().max(2000, 'must be at most 2,000 characters').optional().meta({ description: 'Plain text.' }),
+})
+
+export const GradeBody = z.object({
+  score: z.number({ message: 'must be a number from 0 to 100' }).min(0, 'must be from 0 to 100').max(100, 'must be from 0 to 100'),
+  feedback: z
+    .string()
+    .max(20_000, 'must be at most 20,000 characters')
+    .nullable()
+    .optional()
+    .meta({ description: 'Rich text; sanitised on write. Omit to keep the current feedback, null to clear it.' }),
+})
+export type GradeBody = z.infer<typeof GradeBody>

@@ -1,0 +1,165 @@
+import { Elysia } from 'elysia'
+import { z } from 'zod'
+import type { Deps } from '../../deps.ts'
+import { authPlugin } from '../../http/auth.ts'
+import { envelope, ok } from '../../http/envelope.ts'
+import { offsetOf, page, pageOf, PageQuery } from '../../http/pagination.ts'
+import { CourseParams } from '../../http/params.ts'
+import { fileResponse } from '../../storage/download.ts'
+import { downloadResponses, multipartRequestBody } from '../../storage/openapi.ts'
+import { parseForm, readMultipart } from '../../storage/upload.ts'
+import {
+  CourseExperimentParams,
+  Experiment,
+  ExperimentCreate,
+  ExperimentDetail,
+  ExperimentParams,
+  ExperimentPatch,
+  GradeBody,
+  Submission,
+  SubmissionForm,
+  SubmissionParams,
+} from './model.ts'
+import * as service from './service.ts'
+
+export function experimentRoutes(deps: Deps) {
+  const { sql, clock, storage, config, log } = deps
+  return new Elysia({ tags: ['Experiments'] })
+    .use(authPlugin(deps))
+    .post(
+      '/courses/:courseId/experiments',
+      async ({ course, body, set }) => {
+        set.status = 201
+        return ok(await service.createExperiment(sql, course.id, body, clock.now()), 'Experiment created.')
+      },
+      {
+        course: 'teacher',
+        params: CourseParams,
+        body: ExperimentCreate,
+        response: { 201: envelope(Experiment) },
+        detail: { summary: 'Create an experiment (course teacher)', description: '`description` is rich text, sanitised on write.' },
+      },
+    )
+    .get('/courses/:courseId/experiments', async ({ course }) => ok(await service.listExperiments(sql, course.id)), {
+      course: 'member',
+      params: CourseParams,
+      response: { 200: envelope(z.array(Experiment)) },
+      detail: { summary: 'List the experiments of a course (members)', description: 'A bare array ordered by `dueAt`.' },
+    })
+    .get(
+      '/courses/:courseId/experiments/:experimentId',
+      async ({ course, params, user }) => ok(await service.getExperiment(sql, course, params.experimentId, user.id)),
+      {
+        course: 'member',
+        params: CourseExperimentParams,
+        response: { 200: envelope(ExperimentDetail) },
+        detail: {
+          summary: 'Experiment detail (members)',
+          description: "For a student, `mySubmission` is their newest submission or null. An experiment of another course is 404.",
+        },
+      },
+    )
+    .patch(
+      '/courses/:courseId/experiments/:experimentId',
+      async ({ course, params, body }) =>
+        ok(await service.updateExperiment(sql, course.id, params.experimentId, body, clock.now()), 'Experiment updated.'),
+      {
+        course: 'teacher',
+        params: CourseExperimentParams,
+        body: ExperimentPatch,
+        response: { 200: envelope(Experiment) },
+        detail: {
+          summary: 'Edit an experiment (course teacher)',
+          description: 'Any of title, description, dueAt. Existing submissions keep their `late` flag.',
+        },
+      },
+    )
+    .post(
+      '/experiments/:experimentId/submissions',
+      async ({ user, params, request, set }) => {
+        // Permission first: a refused caller's upload is never read or stored.
+        const experiment = await service.experimentForSubmission(sql, params.experimentId, user)
+        const form = parseForm(SubmissionForm, await readMultipart(request, config.maxUploadBytes))
+        const submission = await service.submit(sql, storage, {
+          experiment,
+          student: user,
+          file: form.file,
+          note: form.note,
+          maxUploadBytes: config.maxUploadBytes,
+          now: clock.now(),
+        })
+        set.status = 201
+        return ok(submission, 'Submitted.')
+      },
+      {
+        auth: true,
+        parse: 'none',
+        params: ExperimentParams,
+        response: { 201: envelope(Submission) },
+        detail: {
+          summary: 'Submit a file for an experiment (students of the course)',
+          description:
+            'multipart/form-data: `file` (required, at most MAX_UPLOAD_BYTES, default 20 MiB) and `note` (optional plain text, at most 2,000 characters). Every attempt is kept; the newest counts. Submissions after `dueAt` are accepted with `late: true`.',
+          requestBody: multipartRequestBody(SubmissionForm),
+        },
+      },
+    )
+    .get(
+      '/experiments/:experimentId/submissions',
+      async ({ user, params, query }) => {
+        const { items, total } = await service.listSubmissions(sql, params.experimentId, user, {
+          limit: query.pageSize,
+          offset: offsetOf(query),
+        })
+        return ok(page(items, total, query))
+      },
+      {
+        auth: true,
+        params: ExperimentParams,
+        query: PageQuery,
+        response: { 200: envelope(pageOf(Submission)) },
+        detail: {
+          summary: 'List submissions of an experiment',
+          description: "The course's teacher sees every submission, a student only their own; newest first, paginated.",
+        },
+      },
+    )
+    .get(
+      '/experiments/:experimentId/submissions/latest',
+      async ({ user, params }) => ok(await service.latestSubmission(sql, params.experimentId, user)),
+      {
+        auth: true,
+        params: ExperimentParams,
+        response: { 200: envelope(Submission.nullable()) },
+        detail: { summary: "The caller's newest submission", description: '`data: null` when the caller has not submitted.' },
+      },
+    )
+    .get(
+      '/submissions/:submissionId/file',
+      async ({ user, params, request }) => fileResponse(storage, request, await service.submissionFile(sql, params.submissionId, user), log),
+      {
+        auth: true,
+        params: SubmissionParams,
+        detail: {
+          summary: 'Download a submitted file',
+          description: "The submitting student and the course's teacher only. Supports single byte ranges.",
+          responses: downloadResponses,
+        },
+      },
+    )
+    .patch(
+      '/submissions/:submissionId/grade',
+      async ({ user, params, body }) => ok(await service.grade(sql, params.submissionId, user, body, clock.now()), 'Graded.'),
+      {
+        auth: true,
+        params: SubmissionParams,
+        body: GradeBody,
+        response: { 200: envelope(Submission) },
+        detail: {
+          summary: 'Grade an experiment submission (course teacher)',
+          description:
+            '`score` 0-100; `feedback` rich text (sanitised), omitted keeps the current feedback. Grading again overwrites. The student gets a SUBMISSION_GRADED notification.',
+        },
+      },
+    )
+}

@@ -1,0 +1,185 @@
+import type { Sql } from '../../db/connect.ts'
+import { iso, num } from '../../http/envelope.ts'
+import { forbidden, notFound } from '../../http/errors.ts'
+import { courseAccess, type CourseAccess, type CurrentUser } from '../../http/guards.ts'
+import { newId } from '../../lib/ids.ts'
+import { sanitizeRichText } from '../../lib/richtext.ts'
+import { insertNotifications } from '../notifications/queries.ts'
+import type { StoredFileMeta } from '../../storage/download.ts'
+import type { FileStorage } from '../../storage/storage.ts'
+import { checkUpload, cleanContentType, cleanFileName } from '../../storage/upload.ts'
+import type { ExperimentCreate, ExperimentPatch, GradeBody } from './model.ts'
+import * as q from './queries.ts'
+
+// The one place rows become API objects.
+export const toExperiment = (r: q.ExperimentRow) => ({
+  id: r.id,
+  courseId: r.course_id,
+  title: r.title,
+  description: r.description,
+  dueAt: iso(r.due_at)!,
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at),
+})
+
+export const submissionFileUrl = (id: string) => `/api/v1/submissions/${id}/file`
+
+export const toSubmission = (r: q.SubmissionRow) => ({
+  id: r.id,
+  experimentId: r.experiment_id,
+  student: { id: r.student_id, username: r.student_username, displayName: r.student_display_name },
+  fileName: r.file_name,
+  fileSize: Number(r.file_size),
+  contentType: r.content_type,
+  note: r.note,
+  late: r.late,
+  submittedAt: iso(r.submitted_at)!,
+  score: num(r.score),
+  feedback: r.feedback,
+  gradedAt: iso(r.graded_at),
+  fileUrl: submissionFileUrl(r.id),
+})
+
+const experimentNotFound = () => notFound('EXPERIMENT_NOT_FOUND', 'This experiment does not exist in this course.')
+const submissionNotFound = () => notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist.')
+
+export async function createExperiment(sql: Sql, courseId: string, body: ExperimentCreate, now: Date) {
+  const row = await q.insertExperiment(sql, {
+    id: newId(),
+    courseId,
+    title: body.title,
+    description: sanitizeRichText(body.description),
+    dueAt: body.dueAt,
+    now,
+  })
+  return toExperiment(row)
+}
+
+export async function updateExperiment(sql: Sql, courseId: string, experimentId: string, body: ExperimentPatch, now: Date) {
+  const patch: { title?: string; description?: string; due_at?: Date } = {}
+  if (body.title !== undefined) patch.title = body.title
+  if (body.description !== undefined) patch.description = sanitizeRichText(body.description)
+  if (body.dueAt !== undefined) patch.due_at = body.dueAt
+  const row = await q.updateExperiment(sql, courseId, experimentId, patch, now)
+  if (!row) throw experimentNotFound()
+  return toExperiment(row)
+}
+
+export async function listExperiments(sql: Sql, courseId: string) {
+  return (await q.listExperiments(sql, courseId)).map(toExperiment)
+}
+
+/** Detail for a member; a student also gets their newest submission (same query). */
+export async function getExperiment(sql: Sql, course: CourseAccess, experimentId: string, userId: string) {
+  const row = await q.findExperimentWithLatest(sql, course.id, experimentId, userId)
+  if (!row) throw experimentNotFound()
+  const { latest, ...experiment } = row
+  const detail = toExperiment(experiment)
+  return course.as === 'STUDENT' ? { ...detail, mySubmission: latest ? toSubmission(latest) : null } : detail
+}
+
+/** Loads an experiment reached by its own id and checks the caller's access to its course. */
+export async function experimentAccess(sql: Sql, experimentId: string, user: CurrentUser) {
+  const experiment = await q.findExperiment(sql, experimentId)
+  if (!experiment) throw notFound('EXPERIMENT_NOT_FOUND', 'This experiment does not exist.')
+  const course = await courseAccess(sql, experiment.course_id, user, 'member')
+  return { experiment, course }
+}
+
+/** Only students of the course submit; checked before the upload is read. */
+export async function experimentForSubmission(sql: Sql, experimentId: string, user: CurrentUser) {
+  const access = await experimentAccess(sql, experimentId, user)
+  if (access.course.as !== 'STUDENT') throw forbidden('Only students of this course can submit to an experiment.')
+  return access.experiment
+}
+
+export async function submit(
+  sql: Sql,
+  storage: FileStorage,
+  args: {
+    experiment: { id: string; course_id: string; due_at: Date }
+    student: CurrentUser
+    file: File
+    note: string | undefined
+    maxUploadBytes: number
+    now: Date
+  },
+) {
+  checkUpload(args.file, 'file', args.maxUploadBytes)
+  const stored = await storage.put(args.file, { maxBytes: args.maxUploadBytes })
+  try {
+    const row = await q.insertSubmission(sql, {
+      id: newId(),
+      experimentId: args.experiment.id,
+      courseId: args.experiment.course_id,
+      studentId: args.student.id,
+      storageKey: stored.key,
+      fileName: cleanFileName(args.file.name),
+      fileSize: stored.size,
+      contentType: cleanContentType(args.file.type),
+      note: args.note?.trim() || null,
+      late: args.now.getTime() > args.experiment.due_at.getTime(),
+      now: args.now,
+    })
+    return toSubmission(row)
+  } catch (e) {
+    // No row points at the file: do not keep it.
+    await storage.remove(stored.key)
+    throw e
+  }
+}
+
+export async function listSubmissions(
+  sql: Sql,
+  experimentId: string,
+  user: CurrentUser,
+  pageQuery: { limit: number; offset: number },
+) {
+  const { course } = await experimentAccess(sql, experimentId, user)
+  const studentId = course.as === 'TEACHER' ? null : user.id
+  const [rows, total] = await Promise.all([
+    q.listSubmissions(sql, experimentId, studentId, pageQuery.limit, pageQuery.offset),
+    q.countSubmissions(sql, experimentId, studentId),
+  ])
+  return { items: rows.map(toSubmission), total }
+}
+
+export async function latestSubmission(sql: Sql, experimentId: string, user: CurrentUser) {
+  await experimentAccess(sql, experimentId, user)
+  const row = await q.latestSubmission(sql, experimentId, user.id)
+  return row ? toSubmission(row) : null
+}
+
+/** The file of a submission: for its student and the course's teacher only. */
+export async function submissionFile(sql: Sql, submissionId: string, user: CurrentUser): Promise<StoredFileMeta> {
+  const s = await q.findSubmissionContext(sql, submissionId)
+  if (!s) throw submissionNotFound()
+  if (s.student_id !== user.id) await courseAccess(sql, s.course_id, user, 'teacher')
+  return { key: s.storage_key, fileName: s.file_name, size: Number(s.file_size), contentType: s.content_type }
+}
+
+export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser, body: GradeBody, now: Date) {
+  const s = await q.findSubmissionContext(sql, submissionId)
+  if (!s) throw submissionNotFound()
+  await courseAccess(sql, s.course_id, teacher, 'teacher')
+  const feedback = body.feedback === undefined ? undefined : body.feedback === null ? null : sanitizeRichText(body.feedback) || null
+  const row = await sql.begin(async (tx) => {
+    const graded = await q.gradeSubmission(tx, { id: s.id, score: body.score, feedback, graderId: teacher.id, now })
+    if (!graded) throw submissionNotFound()
+    await insertNotifications(
+      tx,
+      [
+        {
+          userId: graded.student_id,
+          type: 'SUBMISSION_GRADED',
+          title: `Experiment graded: ${s.experiment_title}`.slice(0, 200),
+          content: `Your submission "${graded.file_name}" received ${Number(graded.score)} / 100.`,
+          actionPath: `/experiments/${s.experiment_id}?courseId=${s.course_id}`,
+        },
+      ],
+      now,
+    )
+    return graded
+  })
+  return toSubmission(row)
+}

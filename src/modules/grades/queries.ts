@@ -1,0 +1,71 @@
+import type { TxSql } from '../../db/connect.ts'
+
+export interface StudentTotalsRow {
+  user_id: string
+  username: string
+  display_name: string
+  submission_count: number
+  graded_count: number
+  average_score: string | null
+}
+
+/**
+ * Per student of the course: the newest submission per learning task and per experiment,
+ * counted, graded-counted and averaged, for the whole course in one statement.
+ */
+export async function studentTotals(sql: TxSql, courseId: string) {
+  return sql<StudentTotalsRow[]>`
+    with students as (
+      select m.user_id, u.username, u.display_name
+        from course_members m join users u on u.id = m.user_id
+       where m.course_id = ${courseId}
+    ), newest as (
+      (select distinct on (ls.task_id, ls.student_id)
+              ls.student_id, ls.score, (ls.status = 'GRADED' and ls.score is not null) as graded
+         from learning_submissions ls
+        where ls.course_id = ${courseId}
+        order by ls.task_id, ls.student_id, ls.submitted_at desc, ls.id desc)
+      union all
+      (select distinct on (es.experiment_id, es.student_id)
+              es.student_id, es.score, (es.score is not null) as graded
+         from experiment_submissions es
+        where es.course_id = ${courseId}
+        order by es.experiment_id, es.student_id, es.submitted_at desc, es.id desc)
+    )
+    select st.user_id, st.username, st.display_name,
+           count(n.student_id)::int as submission_count,
+           count(*) filter (where n.graded)::int as graded_count,
+           round(avg(n.score) filter (where n.graded), 2) as average_score
+      from students st left join newest n on n.student_id = st.user_id
+     group by st.user_id, st.username, st.display_name
+     order by st.display_name, st.username, st.user_id`
+}
+
+export interface ExperimentGradeRow {
+  student_id: string
+  experiment_id: string
+  title: string
+  submission_id: string
+  submitted_at: Date
+  score: string | null
+  feedback: string | null
+  graded_at: Date | null
+}
+
+/** Every student's newest submission per experiment of the course, by student then experiment due date. */
+export async function newestExperimentSubmissions(sql: TxSql, courseId: string) {
+  return sql<ExperimentGradeRow[]>`
+    select x.student_id, x.experiment_id, x.title, x.submission_id, x.submitted_at, x.score, x.feedback, x.graded_at
+      from (select distinct on (s.experiment_id, s.student_id)
+                   s.student_id, s.experiment_id, e.title, e.due_at, s.id as submission_id, s.submitted_at,
+                   s.score, s.feedback, s.graded_at
+              from experiment_submissions s join experiments e on e.id = s.experiment_id
+             where s.course_id = ${courseId}
+             order by s.experiment_id, s.student_id, s.submitted_at desc, s.id desc) x
+     order by x.student_id, x.due_at, x.experiment_id`
+}
+
+export async function courseExperiments(sql: TxSql, courseId: string) {
+  return sql<{ id: string; title: string }[]>`
+    select id, title from experiments where course_id = ${courseId} order by due_at, id`
+}

@@ -1,0 +1,60 @@
+import { Elysia } from 'elysia'
+import type { Deps } from '../../deps.ts'
+import { authPlugin } from '../../http/auth.ts'
+import { envelope, ok } from '../../http/envelope.ts'
+import { CourseParams } from '../../http/params.ts'
+import { contentDisposition } from '../../storage/download.ts'
+import { GradeOverview } from './model.ts'
+import * as service from './service.ts'
+
+export function gradeRoutes(deps: Deps) {
+  const { sql, clock } = deps
+  return new Elysia({ tags: ['Grades'] })
+    .use(authPlugin(deps))
+    .get(
+      '/courses/:courseId/grades/overview',
+      async ({ course }) => {
+        const { students } = await service.overview(sql, course.id)
+        return ok({ students })
+      },
+      {
+        course: 'teacher',
+        params: CourseParams,
+        response: { 200: envelope(GradeOverview) },
+        detail: {
+          summary: 'Per-student grade overview (course teacher)',
+          description:
+            'Every student of the course. Counts cover the newest submission per learning task and per experiment; `averageScore` is over the graded ones (null when none). `experiments` lists the newest submission of each experiment the student submitted.',
+        },
+      },
+    )
+    .get(
+      '/courses/:courseId/grades/overview.csv',
+      async ({ course }) => {
+        const now = clock.now()
+        const body = await service.overviewCsv(sql, course.id)
+        return new Response(body, {
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': contentDisposition(service.csvFileName(course.title, now)),
+            'cache-control': 'private, no-store',
+          },
+        })
+      },
+      {
+        course: 'teacher',
+        params: CourseParams,
+        detail: {
+          summary: 'Grade overview as CSV (course teacher)',
+          description:
+            'The same data as a spreadsheet: UTF-8 with a byte-order mark, RFC 4180 (comma-separated, CRLF, quotes doubled). Columns: User ID, Username, Display name, Submissions, Graded, Average score, then per experiment (by due date) "<title>: score" and "<title>: submitted at". Text cells starting with = + - @ tab or CR are prefixed with an apostrophe so spreadsheets do not run them as formulas.',
+          responses: {
+            200: {
+              description: 'The CSV file, as an attachment.',
+              content: { 'text/csv': { schema: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    )
+}

@@ -1,0 +1,80 @@
+import type { Sql } from '../../db/connect.ts'
+import { iso, num } from '../../http/envelope.ts'
+import { toCsv, type CsvValue } from './csv.ts'
+import * as q from './queries.ts'
+
+type ExperimentGrade = {
+  experimentId: string
+  title: string
+  submissionId: string
+  submittedAt: string
+  score: number | null
+  feedback: string | null
+  gradedAt: string | null
+}
+
+/** The whole course in a fixed number of queries, read from one snapshot. */
+async function load(sql: Sql, courseId: string) {
+  return sql.begin('isolation level repeatable read read only', async (tx) => {
+    const totals = await q.studentTotals(tx, courseId)
+    const grades = await q.newestExperimentSubmissions(tx, courseId)
+    const experiments = await q.courseExperiments(tx, courseId)
+    return { totals, grades, experiments }
+  })
+}
+
+export async function overview(sql: Sql, courseId: string) {
+  const { totals, grades, experiments } = await load(sql, courseId)
+  const byStudent = new Map<string, ExperimentGrade[]>()
+  for (const g of grades) {
+    const list = byStudent.get(g.student_id) ?? []
+    list.push({
+      experimentId: g.experiment_id,
+      title: g.title,
+      submissionId: g.submission_id,
+      submittedAt: iso(g.submitted_at)!,
+      score: num(g.score),
+      feedback: g.feedback,
+      gradedAt: iso(g.graded_at),
+    })
+    byStudent.set(g.student_id, list)
+  }
+  const students = totals.map((t) => ({
+    userId: t.user_id,
+    username: t.username,
+    displayName: t.display_name,
+    submissionCount: t.submission_count,
+    gradedCount: t.graded_count,
+    averageScore: num(t.average_score),
+    experiments: byStudent.get(t.user_id) ?? [],
+  }))
+  return { students, experiments }
+}
+
+/**
+ * The overview as a spreadsheet: one row per student; after the totals, two columns per
+ * experiment of the course (score of the newest submission, and when it was submitted).
+ * A submitted but ungraded experiment has a time and an empty score; not submitted, both empty.
+ */
+export async function overviewCsv(sql: Sql, courseId: string) {
+  const { students, experiments } = await overview(sql, courseId)
+  const header: CsvValue[] = ['User ID', 'Username', 'Display name', 'Submissions', 'Graded', 'Average score']
+  for (const e of experiments) header.push(`${e.title}: score`, `${e.title}: submitted at`)
+  const rows: CsvValue[][] = [header]
+  for (const s of students) {
+    const byExperiment = new Map(s.experiments.map((g) => [g.experimentId, g]))
+    const row: CsvValue[] = [s.userId, s.username, s.displayName, s.submissionCount, s.gradedCount, s.averageScore]
+    for (const e of experiments) {
+      const g = byExperiment.get(e.id)
+      row.push(g?.score, g?.submittedAt)
+    }
+    rows.push(row)
+  }
+  return toCsv(rows)
+}
+
+/** `grades-<course title>-<YYYY-MM-DD>.csv`, with characters file systems dislike replaced. */
+export function csvFileName(courseTitle: string, now: Date) {
+  const title = courseTitle.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').trim().slice(0, 100) || 'course'
+  return `grades-${title}-${now.toISOString().slice(0, 10)}.csv`
+}

@@ -1,0 +1,114 @@
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { tooLarge } from '../http/errors.ts'
+import { newId } from '../lib/ids.ts'
+import type { ByteRange, FileStorage, PutOptions, StoredFile } from './storage.ts'
+
+const KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** Temp files older than this are leftovers of a crash (or a killed request), not uploads in flight. */
+const STALE_TEMP_MS = 60 * 60 * 1000
+
+/**
+ * Files on local disk:
+ *   <root>/objects/<last 2 hex of key>/<2 hex before those>/<key>   stored files
+ *   <root>/tmp/<key>.part                                           uploads being written
+ * Keys are UUIDv7s; their last hex digits are random, so the two shard levels spread files
+ * evenly (65,536 directories) while the time-ordered prefix would not. An upload is written
+ * to tmp/, flushed, then renamed into objects/ (same file system, so the rename is atomic):
+ * a crash never leaves a half-written file under a key.
+ */
+export class LocalDiskStorage implements FileStorage {
+  readonly root: string
+  private readonly tmpDir: string
+
+  constructor(root: string) {
+    this.root = resolve(root)
+    this.tmpDir = join(this.root, 'tmp')
+  }
+
+  /** Creates the directories and sweeps temp files left behind by a crash. */
+  static async create(root: string): Promise<LocalDiskStorage> {
+    const storage = new LocalDiskStorage(root)
+    await mkdir(join(storage.root, 'objects'), { recursive: true })
+    await mkdir(storage.tmpDir, { recursive: true })
+    await storage.sweepTemp(new Date())
+    return storage
+  }
+
+  /** The path of a key's file; a key this storage could not have generated is refused. */
+  pathOf(key: string): string {
+    if (!KEY.test(key)) throw new Error('invalid storage key')
+    return join(this.root, 'objects', key.slice(-2), key.slice(-4, -2), key)
+  }
+
+  async put(source: Blob | ReadableStream<Uint8Array>, opts: PutOptions = {}): Promise<StoredFile> {
+    const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY
+    const key = newId()
+    await mkdir(this.tmpDir, { recursive: true })
+    const tmp = join(this.tmpDir, `${key}.part`)
+    const handle = await open(tmp, 'wx', 0o600)
+    let size = 0
+    try {
+      const reader = (source instanceof Blob ? source.stream() : source).getReader()
+      try {
+        for (let r = await reader.read(); !r.done; r = await reader.read()) {
+          const chunk = r.value
+          size += chunk.byteLength
+          // Checked while writing: a body without Content-Length is stopped at the limit.
+          if (size > maxBytes) throw tooLarge(maxBytes)
+          let offset = 0
+          while (offset < chunk.byteLength) {
+            const { bytesWritten } = await handle.write(chunk, offset, chunk.byteLength - offset)
+            offset += bytesWritten
+          }
+        }
+      } catch (e) {
+        await reader.cancel().catch(() => {})
+        throw e
+      }
+      await handle.sync()
+      await handle.close()
+      const target = this.pathOf(key)
+      await mkdir(dirname(target), { recursive: true })
+      await rename(tmp, target)
+      return { key, size }
+    } catch (e) {
+      await handle.close().catch(() => {})
+      await rm(tmp, { force: true })
+      throw e
+    }
+  }
+
+  async open(key: string, range?: ByteRange): Promise<Blob | null> {
+    if (!KEY.test(key)) return null
+    const file = Bun.file(this.pathOf(key))
+    if (!(await file.exists())) return null
+    return range ? file.slice(range.start, range.end + 1) : file
+  }
+
+  async remove(key: string): Promise<void> {
+    if (!KEY.test(key)) return
+    await rm(this.pathOf(key), { force: true })
+  }
+
+  /** Deletes temp files older than an hour (younger ones may belong to another instance's upload). */
+  async sweepTemp(now: Date): Promise<number> {
+    let names: string[]
+    try {
+      names = await readdir(this.tmpDir)
+    } catch {
+      return 0
+    }
+    let removed = 0
+    for (const name of names) {
+      const path = join(this.tmpDir, name)
+      const info = await stat(path).catch(() => null)
+      if (info && now.getTime() - info.mtimeMs > STALE_TEMP_MS) {
+        await rm(path, { force: true })
+        removed++
+      }
+    }
+    return removed
+  }
+}

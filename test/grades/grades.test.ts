@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { rm } from 'node:fs/promises'
+import type { LocalDiskStorage } from '../../src/storage/local-disk.ts'
+import { NOT_A_UUID, UNKNOWN_ID, world, type World } from '../experiments/world.ts'
+import { download, formOf } from '../storage/helpers.ts'
+import { addStudent, insertCourse, insertHomework, insertPoint, insertSubmission } from '../support/fixtures.ts'
+import { ManualClock, signUp, testApp, type Account, type TestContext } from '../support/harness.ts'
+
+let ctx: TestContext
+let w: World
+const clock = new ManualClock('2026-11-22T08:00:00.000Z')
+const NAMES = ['Alice', '=HYPERLINK("http://evil","x")', 'Chen, 陈']
+let alice: Account
+let mallory: Account
+let chen: Account
+const e: Record<string, string> = {}
+const sub: Record<string, { id: string; submittedAt: string }> = {}
+
+async function experiment(title: string, dueAt: string) {
+  const res = await ctx.api.post(`/courses/${w.course.id}/experiments`, { json: { title, description: '', dueAt }, token: w.teacher.token })
+  return res.data.id as string
+}
+async function submit(experimentId: string, student: Account) {
+  clock.advance(60_000)
+  const res = await ctx.api.post(`/experiments/${experimentId}/submissions`, {
+    form: formOf({ file: new File(['report'], 'r.txt') }),
+    token: student.token,
+  })
+  expect(res.status).toBe(201)
+  return { id: res.data.id as string, submittedAt: res.data.submittedAt as string }
+}
+const grade = (submissionId: string, score: number) =>
+  ctx.api.patch(`/submissions/${submissionId}/grade`, { json: { score }, token: w.teacher.token })
+const gradeLearning = (id: string, score: number) =>
+  ctx.deps.sql`update learning_submissions set score = ${score}, status = 'GRADED', graded_at = now() where id = ${id}`
+
+beforeAll(async () => {
+  ctx = await testApp({ clock })
+  w = await world(ctx, { students: 3, names: NAMES, courseTitle: '物理实验 "A"' })
+  ;[alice, mallory, chen] = w.students as [Account, Account, Account]
+
+  // Learning tasks: Alice's newest answer to T1 is ungraded (an older one was graded), T2 graded 90.
+  const { pointId } = await insertPoint(ctx.deps.sql, w.course.id)
+  const window = { startAt: new Date('2026-11-20T00:00:00Z'), dueAt: new Date('2026-12-20T00:00:00Z') }
+  const t1 = await insertHomework(ctx.deps.sql, w.course.id, pointId, window)
+  const t2 = await insertHomework(ctx.deps.sql, w.course.id, pointId, window)
+  const old = await insertSubmission(ctx.deps.sql, t1.id, w.course.id, alice.id, new Date('2026-11-21T00:00:00Z'))
+  await gradeLearning(old.id, 50)
+  await insertSubmission(ctx.deps.sql, t1.id, w.course.id, alice.id, new Date('2026-11-21T12:00:00Z'))
+  const t2sub = await insertSubmission(ctx.deps.sql, t2.id, w.course.id, alice.id, new Date('2026-11-21T00:00:00Z'))
+  await gradeLearning(t2sub.id, 90)
+
+  // Experiments, by due date: E1 (formula-like title), E2, E3 (nobody submits).
+  e.e2 = await experiment('Circuit', '2026-12-10T00:00:00Z')
+  e.e1 = await experiment('+SUM(A1)', '2026-12-01T00:00:00Z')
+  e.e3 = await experiment('Optics', '2026-12-20T00:00:00Z')
+  const first = await submit(e.e1, alice)
+  await grade(first.id, 10)
+  sub.aliceE1 = await submit(e.e1, alice)
+  await grade(sub.aliceE1.id, 80)
+  sub.malloryE2 = await submit(e.e2, mallory)
+
+  // A former student's work does not appear.
+  const gone = await signUp(ctx.api, 'STUDENT')
+  await addStudent(ctx.deps.sql, w.course.id, gone.id)
+  await submit(e.e2, gone)
+  await ctx.deps.sql`delete from course_members where course_id = ${w.course.id} and user_id = ${gone.id}`
+}, 60_000)
+afterAll(async () => {
+  await rm((ctx.deps.storage as LocalDiskStorage).root, { recursive: true, force: true })
+})
+
+describe('GET /courses/{courseId}/grades/overview', () => {
+  test('per student: newest submission per task and experiment, graded counts, average, experiment details', async () => {
+    const res = await ctx.api.get(`/courses/${w.course.id}/grades/overview`, { token: w.teacher.token })
+    expect(res.status).toBe(200)
+    expect(res.code).toBe(0)
+    const who = (u: Account) => ({ userId: u.id, username: u.username })
+    expect(res.data).toEqual({
+      students: [
+        {
+          ...who(mallory),
+          displayName: NAMES[1],
+          submissionCount: 1,
+          gradedCount: 0,
+          averageScore: null,
+          experiments: [
+            {
+              experimentId: e.e2,
+              title: 'Circuit',
+              submissionId: sub.malloryE2!.id,
+              submittedAt: sub.malloryE2!.submittedAt,
+              score: null,
+              feedback: null,
+              gradedAt: null,
+            },
+          ],
+        },
+        {
+          ...who(alice),
+          displayName: 'Alice',
+          submissionCount: 3,
+          gradedCount: 2,
+          averageScore: 85,
+          experiments: [
+            {
+              experimentId: e.e1,
+              title: '+SUM(A1)',
+              submissionId: sub.aliceE1!.id,
+              submittedAt: sub.aliceE1!.submittedAt,
+              score: 80,
+              feedback: null,
+              gradedAt: expect.any(String),
+            },
+          ],
+        },
+        { ...who(chen), displayName: 'Chen, 陈', submissionCount: 0, gradedCount: 0, averageScore: null, experiments: [] },
+      ],
+    })
+  })
+
+  test('averages keep two decimals', async () => {
+    const c = await insertCourse(ctx.deps.sql, w.teacher.id, 'Averages')
+    await addStudent(ctx.deps.sql, c.id, chen.id)
+    const make = async (title: string) =>
+      (await ctx.api.post(`/courses/${c.id}/experiments`, { json: { title, description: '', dueAt: '2026-12-01T00:00:00Z' }, token: w.teacher.token })).data.id
+    for (const [title, score] of [['a', 90], ['b', 80], ['c', 85.5]] as const) {
+      const s = await submit(await make(title), chen)
+      await grade(s.id, score)
+    }
+    const res = await ctx.api.get(`/courses/${c.id}/grades/overview`, { token: w.teacher.token })
+    expect(res.data.students[0]).toMatchObject({ submissionCount: 3, gradedCount: 3, averageScore: 85.17 })
+  })
+
+  test('a course without students has an empty overview', async () => {
+    const c = await insertCourse(ctx.deps.sql, w.teacher.id, 'Empty')
+    const res = await ctx.api.get(`/courses/${c.id}/grades/overview`, { token: w.teacher.token })
+    expect(res.data).toEqual({ students: [] })
+  })
+
+  const refusals: [string, () => string, () => string, number][] = [
+    ['no credentials', () => w.course.id, () => '', 401],
+    ['a student of the course', () => w.course.id, () => alice.token, 403],
+    ['a teacher of another course', () => w.course.id, () => w.otherTeacher.token, 403],
+    ['an unknown course', () => UNKNOWN_ID, () => w.teacher.token, 404],
+    ['a non-UUID course id', () => NOT_A_UUID, () => w.teacher.token, 400],
+  ]
+  test.each(refusals)('overview: %s → %i', async (_, courseId, token, status) => {
+    const res = await ctx.api.get(`/courses/${courseId()}/grades/overview`, { token: token() })
+    expect(res.status).toBe(status)
+    expect(res.code).toBeGreaterThan(0)
+  })
+  test.each(refusals)('CSV: %s → %i (envelope)', async (_, courseId, token, status) => {
+    const res = await download(ctx, `/courses/${courseId()}/grades/overview.csv`, token())
+    expect(res.status).toBe(status)
+    expect(res.json.code).toBeGreaterThan(0)
+  })
+})
+
+describe('GET /courses/{courseId}/grades/overview.csv', () => {
+  test('UTF-8 with BOM, RFC 4180 quoting, formula-safe cells, one column pair per experiment', async () => {
+    const res = await download(ctx, `/courses/${w.course.id}/grades/overview.csv`, w.teacher.token)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8')
+    expect(res.headers.get('content-disposition')).toBe(
+      `attachment; filename="grades-_ _A_-2026-11-22.csv"; filename*=UTF-8''${encodeURIComponent('grades-物理实验 _A_-2026-11-22.csv')}`,
+    )
+    expect([...res.bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+    const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(res.bytes)
+    expect(text.startsWith('\uFEFF')).toBe(true)
+    expect(text.endsWith('\r\n')).toBe(true)
+    const lines = text.slice(1).split('\r\n')
+    expect(lines.pop()).toBe('')
+    expect(lines).toEqual([
+      "User ID,Username,Display name,Submissions,Graded,Average score,'+SUM(A1): score,'+SUM(A1): submitted at,Circuit: score,Circuit: submitted at,Optics: score,Optics: submitted at",
+      `${mallory.id},${mallory.username},"'=HYPERLINK(""http://evil"",""x"")",1,0,,,,,${sub.malloryE2!.submittedAt},,`,
+      `${alice.id},${alice.username},Alice,3,2,85,80,${sub.aliceE1!.submittedAt},,,,`,
+      `${chen.id},${chen.username},"Chen, 陈",0,0,,,,,,,`,
+    ])
+  })
+
+  test('also under /core/api/v1', async () => {
+    const res = await ctx.app.handle(
+      new Request(`http://localhost/core/api/v1/courses/${w.course.id}/grades/overview.csv`, {
+        headers: { authorization: `Bearer ${w.teacher.token}` },
+      }),
+    )
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8')
+  })
+})
