@@ -51,3 +51,9 @@ create table course_resources (
   check ((resource_type = 'FILE') <> (external_url is not null))
 );
 create index course_resources_course_idx on course_resources (course_id, created_at desc);
+
+-- A FILE task's material must stay downloadable: a resource in use cannot be deleted
+-- (the service answers 409 first; this is the database's guarantee).
+alter table learning_tasks
+  add constraint learning_tasks_resource_fk foreign key (resource_id) references course_resources (id);
+create index learning_tasks_resource_idx on learning_tasks (resource_id) where resource_id is not null;
