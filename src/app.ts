@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { Elysia, type AnyElysia } from 'elysia'
 import type { Deps } from './deps.ts'
 import { docs, docsUi } from './docs/openapi.ts'
 import { plumbing, routeMethodIndex } from './http/plumbing.ts'
@@ -33,15 +33,16 @@ export function apiRoutes(deps: Deps, prefix: string) {
 
 /** Builds the whole HTTP application without listening: server.ts listens, tests call `app.handle`. */
 export function buildApp(deps: Deps) {
-  let routes: () => { method: string; path: string }[] = () => []
+  // The root app is known only once built; the docs and the 405 lookup read it lazily.
+  let root: AnyElysia | undefined
   const app = new Elysia()
-    .use(plumbing({ log: deps.log, methodsFor: routeMethodIndex(() => routes()), maxUploadBytes: deps.config.maxUploadBytes }))
-    .use(docs())
+    .use(plumbing({ log: deps.log, methodsFor: routeMethodIndex(() => root?.routes ?? []), maxUploadBytes: deps.config.maxUploadBytes }))
+    .use(docs(() => root!))
     .use(docsUi())
     .use(healthRoutes(deps))
     .use(apiRoutes(deps, '/api/v1'))
     .use(apiRoutes(deps, '/core/api/v1'))
-  routes = () => app.routes
+  root = app
   return app
 }
 

@@ -1,4 +1,4 @@
-import { openapi } from '@elysiajs/openapi'
+import { toOpenAPISchema } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { dirname, join } from 'node:path'
 import { z } from 'zod'
@@ -52,61 +52,125 @@ export function zodToOpenApi(schema: z.ZodType) {
   return inlineDefs(json, (json.$defs as Record<string, unknown>) ?? {})
 }
 
-export function docs() {
-  return openapi({
-    path: '/docs-ui.html',
-    specPath: '/v3/api-docs',
-    provider: null,
-    exclude: { paths: [/^\/core\//, /^\/docs-ui/, '/v3/api-docs'], staticFile: false },
-    mapJsonSchema: { zod: zodToOpenApi },
-    documentation: {
-      openapi: '3.1.0',
-      info: { title: 'Course Learning Service API', version: '1.0.0', description: DESCRIPTION },
-      tags: [
-        { name: 'Auth', description: 'Accounts, login and logout' },
-        { name: 'Infrastructure', description: 'Health' },
-        { name: 'Courses', description: 'Courses, invite codes, members' },
-        { name: 'Announcements', description: 'Course announcements' },
-        { name: 'Workspace', description: 'Workspace module configuration' },
-        { name: 'Learning', description: 'Units, knowledge points, tasks, answer sheets, grading, ordering' },
-        { name: 'Homework', description: 'Homework centre and reminder schedules' },
-        { name: 'Notifications', description: 'In-app inbox' },
-        { name: 'Experiments', description: 'Experiments, file submissions and grading' },
-        { name: 'Resources', description: 'Course resources and file downloads' },
-        { name: 'Grades', description: 'Per-student grade overview and CSV export' },
-      ],
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          cookieAuth: { type: 'apiKey', in: 'cookie', name: 'cls_session' },
-        },
-        schemas: {
-          ErrorEnvelope: {
-            type: 'object',
-            required: ['code', 'message', 'data'],
-            properties: {
-              code: { type: 'integer', enum: Object.values(ERROR_CATALOGUE).map((e) => e.code) },
-              message: { type: 'string' },
-              data: {
-                oneOf: [
-                  { type: 'null' },
-                  {
-                    type: 'object',
-                    properties: {
-                      fields: {
-                        type: 'array',
-                        items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
-                      },
-                    },
+const DOCUMENTATION = {
+  openapi: '3.1.0',
+  info: { title: 'Course Learning Service API', version: '1.0.0', description: DESCRIPTION },
+  tags: [
+    { name: 'Auth', description: 'Accounts, login and logout' },
+    { name: 'Infrastructure', description: 'Health' },
+    { name: 'Courses', description: 'Courses, invite codes, members' },
+    { name: 'Announcements', description: 'Course announcements' },
+    { name: 'Workspace', description: 'Workspace module configuration' },
+    { name: 'Learning', description: 'Units, knowledge points, tasks, answer sheets, grading, ordering' },
+    { name: 'Homework', description: 'Homework centre and reminder schedules' },
+    { name: 'Notifications', description: 'In-app inbox' },
+    { name: 'Experiments', description: 'Experiments, file submissions and grading' },
+    { name: 'Resources', description: 'Course resources and file downloads' },
+    { name: 'Grades', description: 'Per-student grade overview and CSV export' },
+  ],
+  components: {
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      cookieAuth: { type: 'apiKey', in: 'cookie', name: 'cls_session' },
+    },
+    schemas: {
+      ErrorEnvelope: {
+        type: 'object',
+        description: 'Every error: a catalogue code, a sentence a person can act on, and null or details.',
+        required: ['code', 'message', 'data'],
+        properties: {
+          code: { type: 'integer', enum: Object.values(ERROR_CATALOGUE).map((e) => e.code) },
+          message: { type: 'string' },
+          data: {
+            oneOf: [
+              { type: 'null' },
+              {
+                type: 'object',
+                properties: {
+                  fields: {
+                    type: 'array',
+                    items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
                   },
-                ],
+                },
               },
-            },
+            ],
           },
         },
       },
     },
-  })
+  },
+}
+
+const EXCLUDE = { paths: [/^\/core\//, /^\/docs-ui/, '/v3/api-docs'], staticFile: false }
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+})
+
+/** Routes any logged-in user may call: they refuse nobody with 403. */
+const NEVER_FORBIDDEN = new Set(['/api/v1/auth/me', '/api/v1/auth/logout', '/api/v1/notifications', '/api/v1/notifications/read-all', '/api/v1/notifications/{notificationId}/read'])
+
+/**
+ * Adds the catalogue's error responses each operation can give, derived from what it takes:
+ * credentials (401, 403), input (400, 413, 415), path ids (404). Elysia's generator keeps
+ * only the declared success responses, so this is done once here for every route.
+ */
+function withErrorResponses(paths: Record<string, Record<string, Json>>) {
+  for (const [path, ops] of Object.entries(paths)) {
+    for (const op of Object.values(ops)) {
+      const responses = (op.responses ??= {}) as Json
+      const add = (status: number, description: string) => {
+        responses[String(status)] ??= errorResponse(description)
+      }
+      const security = Array.isArray(op.security) ? op.security : []
+      if (security.length) {
+        // Macros can contribute the same requirement twice.
+        op.security = [...new Map(security.map((s) => [JSON.stringify(s), s])).values()]
+      }
+      const hasInput = Boolean(op.requestBody) || (Array.isArray(op.parameters) && op.parameters.length > 0)
+      if (hasInput) add(400, `${ERROR_CATALOGUE.MALFORMED_REQUEST.description} ${ERROR_CATALOGUE.VALIDATION_FAILED.description}`)
+      if (security.length) add(401, ERROR_CATALOGUE.UNAUTHENTICATED.description)
+      if (security.length && !NEVER_FORBIDDEN.has(path)) add(403, ERROR_CATALOGUE.FORBIDDEN.description)
+      if (path.includes('{')) add(404, ERROR_CATALOGUE.NOT_FOUND.description)
+      if (op.requestBody) {
+        add(413, ERROR_CATALOGUE.PAYLOAD_TOO_LARGE.description)
+        add(415, ERROR_CATALOGUE.UNSUPPORTED_MEDIA_TYPE.description)
+      }
+      if (path === '/api/v1/auth/login') add(429, ERROR_CATALOGUE.TOO_MANY_REQUESTS.description)
+      add(500, ERROR_CATALOGUE.INTERNAL.description)
+    }
+  }
+  return paths
+}
+
+type AnyApp = Parameters<typeof toOpenAPISchema>[0]
+
+/** Builds the OpenAPI 3.1 document of an app (every route but the excluded ones). */
+export function openApiDocument(app: AnyApp) {
+  const { paths, components } = toOpenAPISchema(app, EXCLUDE, undefined, { zod: zodToOpenApi }, '3.1.0') as {
+    paths: Record<string, Record<string, Json>>
+    components: { schemas?: Record<string, unknown> }
+  }
+  return {
+    ...DOCUMENTATION,
+    paths: withErrorResponses(structuredClone(paths)),
+    components: { ...DOCUMENTATION.components, schemas: { ...components.schemas, ...DOCUMENTATION.components.schemas } },
+  }
+}
+
+/** `GET /v3/api-docs`: the document of the app it is mounted in, rebuilt when routes change. */
+export function docs(getApp: () => AnyApp) {
+  let cache: { routes: number; doc: ReturnType<typeof openApiDocument> } | undefined
+  return new Elysia({ name: 'api-docs' }).get(
+    '/v3/api-docs',
+    () => {
+      const app = getApp()
+      if (cache?.routes !== app.routes.length) cache = { routes: app.routes.length, doc: openApiDocument(app) }
+      return cache.doc
+    },
+    { detail: { hide: true } },
+  )
 }
 
 const SWAGGER_DIR = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir))

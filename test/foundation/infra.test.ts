@@ -64,3 +64,15 @@ test('the README lists every error code of the catalogue', async () => {
   const readme = await Bun.file(`${import.meta.dir}/../../README.md`).text()
   for (const e of Object.values(ERROR_CATALOGUE)) expect(readme).toContain(`| ${e.code} | ${e.status} |`)
 })
+
+test('the OpenAPI document lists the error responses each operation can give', async () => {
+  const { app } = await testApp()
+  const doc: any = await (await app.handle(new Request('http://localhost/v3/api-docs'))).json()
+  const detail = doc.paths['/api/v1/courses/{courseId}'].get
+  expect(Object.keys(detail.responses).sort()).toEqual(['200', '400', '401', '403', '404', '500'])
+  expect(detail.responses['403'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope')
+  expect(detail.security).toEqual([{ bearerAuth: [] }, { cookieAuth: [] }])
+  expect(Object.keys(doc.paths['/api/v1/auth/login'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '413', '415', '429']))
+  expect(doc.paths['/api/v1/auth/me'].get.responses['403']).toBeUndefined()
+  expect(doc.paths['/status/health'].get.responses['401']).toBeUndefined()
+})
