@@ -34,7 +34,7 @@ function structureRoutes(deps: Deps) {
   const { sql, clock } = deps
   return new Elysia({ prefix: '/courses/:courseId/learning', tags: ['Learning'] })
     .use(authPlugin(deps))
-    .get('/', async ({ course }) => ok(await structure.learningTree(sql, course)), {
+    .get('', async ({ course }) => ok(await structure.learningTree(sql, course)), {
       course: 'member',
       params: CourseParams,
       response: { 200: envelope(LearningTree) },
