@@ -4,6 +4,7 @@ import { docs, docsUi } from './docs/openapi.ts'
 import { plumbing, routeMethodIndex } from './http/plumbing.ts'
 import { authRoutes } from './modules/auth/routes.ts'
 import { healthRoutes } from './modules/health/routes.ts'
+import { webRoutes } from './web/routes.ts'
 
 /** Every business route, mounted under a prefix: `/api/v1`, and `/core/api/v1` for the web front end. */
 export function apiRoutes(deps: Deps, prefix: string) {
@@ -20,6 +21,7 @@ export function buildApp(deps: Deps) {
     .use(healthRoutes(deps))
     .use(apiRoutes(deps, '/api/v1'))
     .use(apiRoutes(deps, '/core/api/v1'))
+    .use(webRoutes(deps))
   routes = () => app.routes
   return app
 }
