@@ -31,8 +31,8 @@ export function ExperimentsTab({ course }: TabProps) {
                       <span className="meta">
                         due <Time iso={e.dueAt} />
                       </span>
-                      <button type="button" className="btn btn-small" aria-expanded={open === e.id} onClick={() => setOpen((x) => (x === e.id ? null : e.id))}>
-                        Submissions<span className="sr-only">: {e.title}</span>
+                      <button aria-label={`Submissions: ${e.title}`} type="button" className="btn btn-small" aria-expanded={open === e.id} onClick={() => setOpen((x) => (x === e.id ? null : e.id))}>
+                        Submissions
                       </button>
                     </div>
                     {open === e.id && <ExperimentGrading experimentId={e.id} courseId={course.id} />}

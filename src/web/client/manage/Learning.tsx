@@ -123,8 +123,8 @@ function UnitEditor({ unit, index, courseId }: { unit: Unit; index: number; cour
         <h3>
           Unit {index + 1}: {unit.title}
         </h3>
-        <button type="button" className="btn btn-small btn-ghost" onClick={() => setEditing((x) => !x)} aria-expanded={editing}>
-          Edit<span className="sr-only"> unit {unit.title}</span>
+        <button aria-label={`Edit unit ${unit.title}`} type="button" className="btn btn-small btn-ghost" onClick={() => setEditing((x) => !x)} aria-expanded={editing}>
+          Edit
         </button>
       </div>
       {unit.description && <p className="meta">{unit.description}</p>}
@@ -173,8 +173,8 @@ function PointEditor({ point, courseId }: { point: Point; courseId: string }) {
     <>
       <div className="item-head">
         <h4>{point.title}</h4>
-        <button type="button" className="btn btn-small btn-ghost" onClick={() => setEditing((x) => !x)} aria-expanded={editing}>
-          Edit<span className="sr-only"> knowledge point {point.title}</span>
+        <button aria-label={`Edit knowledge point ${point.title}`} type="button" className="btn btn-small btn-ghost" onClick={() => setEditing((x) => !x)} aria-expanded={editing}>
+          Edit
         </button>
       </div>
       {point.description && <p className="meta">{point.description}</p>}
@@ -194,11 +194,11 @@ function PointEditor({ point, courseId }: { point: Point; courseId: string }) {
       {adding ? (
         <TaskForm courseId={courseId} onSubmit={(b) => create.mutate(b)} onCancel={() => setAdding(false)} pending={create.isPending} error={create.error} />
       ) : (
-        <button type="button" className="btn btn-small" onClick={() => {
+        <button aria-label={`Add task to ${point.title}`} type="button" className="btn btn-small" onClick={() => {
             create.reset()
             setAdding(true)
           }}>
-          Add task<span className="sr-only"> to {point.title}</span>
+          Add task
         </button>
       )}
     </>
@@ -330,22 +330,22 @@ function TaskRow({ task, courseId, index, count, onMove }: { task: Task; courseI
           )}
         </span>
         <span className="task-actions">
-          <button type="button" className="btn btn-small btn-ghost" disabled={index === 0} onClick={() => onMove(index - 1)}>
-            Move up<span className="sr-only">: {task.title}</span>
+          <button aria-label={`Move up: ${task.title}`} type="button" className="btn btn-small btn-ghost" disabled={index === 0} onClick={() => onMove(index - 1)}>
+            Move up
           </button>
-          <button type="button" className="btn btn-small btn-ghost" disabled={index === count - 1} onClick={() => onMove(index + 1)}>
-            Move down<span className="sr-only">: {task.title}</span>
+          <button aria-label={`Move down: ${task.title}`} type="button" className="btn btn-small btn-ghost" disabled={index === count - 1} onClick={() => onMove(index + 1)}>
+            Move down
           </button>
-          <button type="button" className="btn btn-small" aria-expanded={panel === 'edit'} onClick={() => toggle('edit')}>
-            Edit<span className="sr-only">: {task.title}</span>
+          <button aria-label={`Edit: ${task.title}`} type="button" className="btn btn-small" aria-expanded={panel === 'edit'} onClick={() => toggle('edit')}>
+            Edit
           </button>
           {task.taskKind === 'HOMEWORK' && (
-            <button type="button" className="btn btn-small" aria-expanded={panel === 'reminders'} onClick={() => toggle('reminders')}>
-              Reminders<span className="sr-only">: {task.title}</span>
+            <button aria-label={`Reminders: ${task.title}`} type="button" className="btn btn-small" aria-expanded={panel === 'reminders'} onClick={() => toggle('reminders')}>
+              Reminders
             </button>
           )}
-          <Link className="btn btn-small" to={`?tab=grading&taskId=${task.id}`}>
-            Submissions<span className="sr-only">: {task.title}</span>
+          <Link aria-label={`Submissions: ${task.title}`} className="btn btn-small" to={`?tab=grading&taskId=${task.id}`}>
+            Submissions
           </Link>
         </span>
       </div>

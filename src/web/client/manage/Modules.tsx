@@ -53,11 +53,11 @@ function ModulesEditor({ courseId, initial }: { courseId: string; initial: Modul
               <label htmlFor={`module-${m.moduleKey}`}>{MODULE_LABELS[m.moduleKey]}</label>
             </span>
             <span className="task-actions">
-              <button type="button" className="btn btn-small btn-ghost" disabled={i === 0} onClick={() => move(i, i - 1)}>
-                Move up<span className="sr-only">: {MODULE_LABELS[m.moduleKey]}</span>
+              <button aria-label={`Move up: ${MODULE_LABELS[m.moduleKey]}`} type="button" className="btn btn-small btn-ghost" disabled={i === 0} onClick={() => move(i, i - 1)}>
+                Move up
               </button>
-              <button type="button" className="btn btn-small btn-ghost" disabled={i === rows.length - 1} onClick={() => move(i, i + 1)}>
-                Move down<span className="sr-only">: {MODULE_LABELS[m.moduleKey]}</span>
+              <button aria-label={`Move down: ${MODULE_LABELS[m.moduleKey]}`} type="button" className="btn btn-small btn-ghost" disabled={i === rows.length - 1} onClick={() => move(i, i + 1)}>
+                Move down
               </button>
             </span>
           </li>

@@ -183,7 +183,7 @@ export function TaskForm({
 
       {d.taskType === 'MEDIA' && (
         <>
-          <SelectField label="Material" value={d.materialType} onChange={(e) => set('materialType', e.target.value as MaterialType)}>
+          <SelectField label="Material type" value={d.materialType} onChange={(e) => set('materialType', e.target.value as MaterialType)}>
             <option value="TEXT">Text</option>
             <option value="LINK">Link</option>
             <option value="FILE">File</option>
@@ -256,7 +256,7 @@ export function TaskForm({
                         }
                       />
                       <input type="text" aria-label={`Question ${i + 1} option ${j + 1}`} value={o} onChange={(e) => setQ(i, { options: q.options.map((x, k) => (k === j ? e.target.value : x)) })} />
-                      <button
+                      <button aria-label={`Remove option ${j + 1}`}
                         type="button"
                         className="btn btn-small btn-ghost"
                         disabled={q.options.length <= 2}
@@ -267,12 +267,12 @@ export function TaskForm({
                           })
                         }
                       >
-                        Remove<span className="sr-only"> option {j + 1}</span>
+                        Remove
                       </button>
                     </div>
                   ))}
-                  <button type="button" className="btn btn-small" onClick={() => setQ(i, { options: [...q.options, ''] })}>
-                    Add option<span className="sr-only"> to question {i + 1}</span>
+                  <button aria-label={`Add option to question ${i + 1}`} type="button" className="btn btn-small" onClick={() => setQ(i, { options: [...q.options, ''] })}>
+                    Add option
                   </button>
                 </fieldset>
               )}

@@ -98,8 +98,8 @@ export default function MessagesPage() {
                       )}
                     </p>
                     {!n.readAt && (
-                      <button type="button" className="btn btn-small" onClick={() => readOne.mutate(n.id)} disabled={readOne.isPending}>
-                        Mark as read<span className="sr-only">: {n.title}</span>
+                      <button aria-label={`Mark as read: ${n.title}`} type="button" className="btn btn-small" onClick={() => readOne.mutate(n.id)} disabled={readOne.isPending}>
+                        Mark as read
                       </button>
                     )}
                   </li>

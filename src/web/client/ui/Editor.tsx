@@ -1,6 +1,6 @@
 import { EditorContent, useEditor, useEditorState, type Editor as TiptapEditor } from '@tiptap/react'
 import StarterKit from '@tiptap/starter-kit'
-import { useEffect, useId, useState } from 'react'
+import { useEffect, useId, useRef, useState } from 'react'
 
 /**
  * The rich-text editor (Tiptap on ProseMirror). It offers only what the API's allow-list keeps:
@@ -26,6 +26,9 @@ const extensions = [
 export default function Editor({ label, value, onChange, error, hint }: EditorProps) {
   const id = useId()
   const labelId = `${id}-label`
+  // The last HTML this editor reported: the parent echoing it back must not reset the editor
+  // (that would drop keystrokes typed in the meantime); only a different value does.
+  const emitted = useRef(value)
   const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ')
   const editor = useEditor({
     extensions,
@@ -43,14 +46,17 @@ export default function Editor({ label, value, onChange, error, hint }: EditorPr
         ...(error ? { 'aria-invalid': 'true' } : {}),
       },
     },
-    onUpdate: ({ editor }) => onChange(editor.isEmpty ? '' : editor.getHTML()),
+    onUpdate: ({ editor }) => {
+      emitted.current = editor.isEmpty ? '' : editor.getHTML()
+      onChange(emitted.current)
+    },
   })
 
   // A parent that resets the value (after a successful submit) resets the editor too.
   useEffect(() => {
-    if (!editor) return
-    const current = editor.isEmpty ? '' : editor.getHTML()
-    if (value !== current) editor.commands.setContent(value || '', { emitUpdate: false })
+    if (!editor || value === emitted.current) return
+    emitted.current = value
+    editor.commands.setContent(value || '', { emitUpdate: false })
   }, [editor, value])
 
   return (
@@ -112,10 +118,10 @@ function Toolbar({ editor, label }: { editor: TiptapEditor; label: string }) {
       {b('italic', 'I', 'Italic', () => chain().toggleItalic().run())}
       {b('underline', 'U', 'Underline', () => chain().toggleUnderline().run())}
       {b('strike', 'S', 'Strikethrough', () => chain().toggleStrike().run())}
-      {b('h2', 'H2', 'Heading', () => chain().toggleHeading({ level: 2 }).run())}
-      {b('h3', 'H3', 'Subheading', () => chain().toggleHeading({ level: 3 }).run())}
-      {b('bullet', '• List', 'Bulleted list', () => chain().toggleBulletList().run())}
-      {b('ordered', '1. List', 'Numbered list', () => chain().toggleOrderedList().run())}
+      {b('h2', 'H2', 'H2 heading', () => chain().toggleHeading({ level: 2 }).run())}
+      {b('h3', 'H3', 'H3 subheading', () => chain().toggleHeading({ level: 3 }).run())}
+      {b('bullet', '•', 'Bulleted list', () => chain().toggleBulletList().run())}
+      {b('ordered', '1.', '1. Numbered list', () => chain().toggleOrderedList().run())}
       {b('quote', '“ ”', 'Quote', () => chain().toggleBlockquote().run())}
       {b('code', '</>', 'Inline code', () => chain().toggleCode().run())}
       {b('codeBlock', '{ }', 'Code block', () => chain().toggleCodeBlock().run())}
