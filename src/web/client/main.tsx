@@ -1,4 +1,4 @@
-import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { RouterProvider } from 'react-router/dom'
@@ -9,15 +9,13 @@ import './styles.css'
 const retry = (count: number, error: unknown) => error instanceof ApiError && (error.status === 0 || error.status >= 500) && count < 2
 
 const queryClient = new QueryClient({
-  queryCache: new QueryCache(),
-  mutationCache: new MutationCache(),
   defaultOptions: {
     queries: { retry, staleTime: 15_000, refetchOnWindowFocus: true },
     mutations: { retry: false },
   },
 })
 
-const router = createAppRouter(queryClient)
+const router = createAppRouter()
 
 // Any 401 outside the login form: back to /login, remembering where the person was.
 setUnauthorizedHandler(() => {

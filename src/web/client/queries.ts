@@ -154,6 +154,3 @@ export const useUnreadCount = () =>
     queryFn: () => get<NotificationPage>('/notifications?unreadOnly=true&pageSize=1').then((d) => d.unreadCount),
     refetchInterval: 60_000,
   })
-
-export const useReminderDot = () =>
-  useMyHomeworks({}, { refetchInterval: 60_000, select: (d) => d })

@@ -1,4 +1,3 @@
-import type { QueryClient } from '@tanstack/react-query'
 import type { ComponentType } from 'react'
 import { createBrowserRouter, Navigate } from 'react-router'
 import { AppLayout } from './layout/AppLayout.tsx'
@@ -9,7 +8,7 @@ import NotFoundPage from './pages/NotFound.tsx'
 /** Pages other than login load on demand, so the login page's JavaScript stays small. */
 const page = (load: () => Promise<{ default: ComponentType }>) => async () => ({ Component: (await load()).default })
 
-export function createAppRouter(_queryClient: QueryClient) {
+export function createAppRouter() {
   return createBrowserRouter([
     { path: '/', element: <Navigate to="/courses" replace />, ErrorBoundary: RouteError },
     { path: '/login', Component: LoginPage, ErrorBoundary: RouteError },

@@ -102,7 +102,8 @@ function Toolbar({ editor, label }: { editor: TiptapEditor; label: string }) {
   const [href, setHref] = useState('')
   const chain = () => editor.chain().focus()
   const b = (key: keyof typeof state, text: string, title: string, run: () => void) => (
-    <button type="button" className="tool" aria-pressed={state[key]} title={title} aria-label={title} onClick={run}>
+    // mousedown would move focus out of the editor (and lose the selection); the click still runs.
+    <button type="button" className="tool" aria-pressed={state[key]} title={title} aria-label={title} onMouseDown={(e) => e.preventDefault()} onClick={run}>
       {text}
     </button>
   )
