@@ -7,9 +7,10 @@ describe('web front end: serving', () => {
   let app: TestContext['app']
   const get = (path: string, init: RequestInit = {}) => app.handle(new Request(`http://localhost${path}`, init))
 
+  // The first testApp() of a process boots the database (seconds on the embedded one).
   beforeAll(async () => {
     app = (await testApp()).app
-  })
+  }, 60_000)
 
   test.each(['/login', '/register', '/courses', '/courses/0190a0a0-0000-7000-8000-000000000001', '/courses/abc/manage', '/experiments/x', '/homeworks', '/messages', '/courses/'])(
     'client route %s gets index.html with no-cache and a strict CSP',
