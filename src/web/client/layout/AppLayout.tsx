@@ -77,9 +77,10 @@ function UserMenu({ name, role }: { name: string; role: string }) {
     mutationFn: () => api<null>('POST', '/auth/logout', undefined, { anonymous: true }),
     // Whatever the server says (even 401: already logged out), the person ends up logged out here.
     onSettled: async () => {
+      // Leave the protected pages first, so nothing refetches (and bounces with ?next=) meanwhile.
+      await navigate('/login', { replace: true, state: { loggedOut: true } })
       await queryClient.cancelQueries()
       queryClient.clear()
-      await navigate('/login', { replace: true, state: { loggedOut: true } })
     },
   })
   return (

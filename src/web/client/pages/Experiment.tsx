@@ -36,16 +36,19 @@ function ExperimentView({ courseId, experimentId }: { courseId: string; experime
   const course = useCourse(courseId)
   const experiment = useExperiment(courseId, experimentId)
   usePageTitle(experiment.data?.title ?? 'Experiment')
-  if (experiment.isPending) return <Loading label="Loading the experiment…" />
-  if (experiment.error)
+  if (experiment.isPending || course.isPending) return <Loading label="Loading the experiment…" />
+  if (experiment.isError || course.isError)
     return (
       <>
         <h1>Experiment</h1>
-        <ErrorNotice error={experiment.error} onRetry={() => void experiment.refetch()} />
+        <ErrorNotice error={experiment.error ?? course.error} onRetry={() => void (experiment.error ? experiment.refetch() : course.refetch())} />
+        <p>
+          <Link to="/courses">Go to my courses</Link>
+        </p>
       </>
     )
   const e = experiment.data
-  const isTeacher = course.data?.teacher?.id === me.id
+  const isTeacher = course.data.teacher?.id === me.id
   const remaining = (new Date(e.dueAt).getTime() - Date.now()) / 1000
   return (
     <>

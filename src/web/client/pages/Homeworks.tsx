@@ -31,13 +31,13 @@ export default function HomeworksPage() {
     <>
       <div className="page-head">
         <h1>Homework</h1>
-        {list.data && list.data.unreadReminderCount > 0 && (
-          <p className="notice notice-info">
-            You have {list.data.unreadReminderCount} unread {list.data.unreadReminderCount === 1 ? 'reminder' : 'reminders'}.{' '}
-            <Link to="/messages">Read them in Messages</Link>
-          </p>
-        )}
       </div>
+      {list.data && list.data.unreadReminderCount > 0 && (
+        <p className="notice notice-info">
+          You have {list.data.unreadReminderCount} unread {list.data.unreadReminderCount === 1 ? 'reminder' : 'reminders'}.{' '}
+          <Link to="/messages">Read them in Messages</Link>
+        </p>
+      )}
       <div className="filters">
         <div role="group" aria-label="Filter by status" className="segmented">
           <button type="button" aria-pressed={!status} onClick={() => setFilter('status', undefined)}>
