@@ -14,6 +14,7 @@ import { notificationRoutes } from './modules/notifications/routes.ts'
 import { reminderRoutes } from './modules/reminders/routes.ts'
 import { resourceRoutes } from './modules/resources/routes.ts'
 import { workspaceRoutes } from './modules/workspace/routes.ts'
+import { webRoutes } from './web/routes.ts'
 
 /** Every business route, mounted under a prefix: `/api/v1`, and `/core/api/v1` for the web front end. */
 export function apiRoutes(deps: Deps, prefix: string) {
@@ -42,6 +43,7 @@ export function buildApp(deps: Deps) {
     .use(healthRoutes(deps))
     .use(apiRoutes(deps, '/api/v1'))
     .use(apiRoutes(deps, '/core/api/v1'))
+    .use(webRoutes(deps))
   root = app
   return app
 }

@@ -1,0 +1,76 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useEffect, useState } from 'react'
+import { api } from '../api.ts'
+import { MODULE_LABELS } from '../modules.ts'
+import type { TabProps } from '../pages/Manage.tsx'
+import { keys, useModules } from '../queries.ts'
+import type { ModuleConfig } from '../types.ts'
+import { ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
+
+/** Which sections the course workspace shows, and in what order. */
+export function ModulesTab({ course }: TabProps) {
+  const modules = useModules(course.id)
+  return <QueryView query={modules}>{(list) => <ModulesEditor courseId={course.id} initial={list} />}</QueryView>
+}
+
+function ModulesEditor({ courseId, initial }: { courseId: string; initial: ModuleConfig[] }) {
+  const queryClient = useQueryClient()
+  const [rows, setRows] = useState(initial)
+  const [announce, setAnnounce] = useState('')
+  useEffect(() => setRows(initial), [initial])
+  const save = useMutation({
+    mutationFn: () =>
+      api<{ modules: ModuleConfig[] }>('PUT', `/courses/${courseId}/workspace/modules`, {
+        modules: rows.map((m, i) => ({ moduleKey: m.moduleKey, enabled: m.enabled, sortOrder: i + 1 })),
+      }),
+    onSuccess: (d) => queryClient.setQueryData(keys.modules(courseId), [...d.modules].sort((a, b) => a.sortOrder - b.sortOrder)),
+  })
+  function move(i: number, to: number) {
+    if (to < 0 || to >= rows.length) return
+    const next = [...rows]
+    const [m] = next.splice(i, 1)
+    next.splice(to, 0, m!)
+    setRows(next)
+    setAnnounce(`${MODULE_LABELS[m!.moduleKey]} moved to position ${to + 1}.`)
+    save.reset()
+  }
+  return (
+    <>
+      <p>Students see the enabled sections in this order on the course page.</p>
+      <ol className="module-list">
+        {rows.map((m, i) => (
+          <li key={m.moduleKey} className="module-row">
+            <span className="check">
+              <input
+                id={`module-${m.moduleKey}`}
+                type="checkbox"
+                checked={m.enabled}
+                onChange={(e) => {
+                  setRows((r) => r.map((x) => (x.moduleKey === m.moduleKey ? { ...x, enabled: e.target.checked } : x)))
+                  save.reset()
+                }}
+              />
+              <label htmlFor={`module-${m.moduleKey}`}>{MODULE_LABELS[m.moduleKey]}</label>
+            </span>
+            <span className="task-actions">
+              <button aria-label={`Move up: ${MODULE_LABELS[m.moduleKey]}`} type="button" className="btn btn-small btn-ghost" disabled={i === 0} onClick={() => move(i, i - 1)}>
+                Move up
+              </button>
+              <button aria-label={`Move down: ${MODULE_LABELS[m.moduleKey]}`} type="button" className="btn btn-small btn-ghost" disabled={i === rows.length - 1} onClick={() => move(i, i + 1)}>
+                Move down
+              </button>
+            </span>
+          </li>
+        ))}
+      </ol>
+      <p className="sr-only" role="status">
+        {announce}
+      </p>
+      {save.error && <ErrorNotice error={save.error} />}
+      <button type="button" className="btn btn-primary" onClick={() => save.mutate()} disabled={save.isPending}>
+        {save.isPending ? 'Saving…' : 'Save modules'}
+      </button>
+      {save.isSuccess && <Success>Saved. The course page now shows these sections.</Success>}
+    </>
+  )
+}

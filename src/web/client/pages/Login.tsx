@@ -1,0 +1,102 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router'
+import { api, fieldErrors } from '../api.ts'
+import { usePageTitle } from '../layout/usePageTitle.ts'
+import { keys } from '../queries.ts'
+import type { LoginResult } from '../types.ts'
+import { ErrorNotice } from '../ui/Notice.tsx'
+import { TextField } from '../ui/form.tsx'
+
+/** Only same-site paths are followed after login (no `//evil.example`, no absolute URLs). */
+export function safeNext(next: string | null) {
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/courses'
+  if (/^\/(login|register)\b/.test(next)) return '/courses'
+  return next
+}
+
+export default function LoginPage() {
+  usePageTitle('Log in')
+  const [params] = useSearchParams()
+  const location = useLocation()
+  const navigate = useNavigate()
+  const queryClient = useQueryClient()
+  const next = params.get('next')
+  const loggedOut = Boolean((location.state as { loggedOut?: boolean } | null)?.loggedOut)
+  const registered = params.get('registered') === '1'
+
+  const [identifier, setIdentifier] = useState('')
+  const [password, setPassword] = useState('')
+  const [errors, setErrors] = useState<Record<string, string>>({})
+
+  const login = useMutation({
+    mutationFn: () => api<LoginResult>('POST', '/auth/login', { identifier: identifier.trim(), password }, { anonymous: true }),
+    onSuccess: async (result) => {
+      queryClient.clear()
+      queryClient.setQueryData(keys.me, result.user)
+      await navigate(safeNext(next), { replace: true })
+    },
+    onError: (e) => setErrors(fieldErrors(e)),
+  })
+
+  function submit(e: FormEvent) {
+    e.preventDefault()
+    const errs: Record<string, string> = {}
+    if (!identifier.trim()) errs.identifier = 'Enter your username or email.'
+    if (!password) errs.password = 'Enter your password.'
+    setErrors(errs)
+    if (Object.keys(errs).length === 0) login.mutate()
+  }
+
+  return (
+    <main id="main" className="auth-page">
+      <div className="auth-card">
+        <p className="brand-large">Course Learning</p>
+        <h1>Log in</h1>
+        {next && !loggedOut && (
+          <p className="notice notice-info" role="status" data-testid="login-hint">
+            Please log in to continue. You will return to the page you were on.
+          </p>
+        )}
+        {loggedOut && (
+          <p className="notice notice-success" role="status">
+            You have logged out.
+          </p>
+        )}
+        {registered && (
+          <p className="notice notice-success" role="status">
+            Your account is ready. Log in to start.
+          </p>
+        )}
+        {login.error && !Object.keys(errors).length && <ErrorNotice error={login.error} />}
+        <form onSubmit={submit} noValidate>
+          <TextField
+            label="Username or email"
+            name="identifier"
+            autoComplete="username"
+            value={identifier}
+            onChange={(e) => setIdentifier(e.target.value)}
+            error={errors.identifier}
+            required
+          />
+          <TextField
+            label="Password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            error={errors.password}
+            required
+          />
+          <button type="submit" className="btn btn-primary btn-block" disabled={login.isPending}>
+            {login.isPending ? 'Logging in…' : 'Log in'}
+          </button>
+        </form>
+        <p className="auth-switch">
+          New here? <Link to={next ? `/register?next=${encodeURIComponent(next)}` : '/register'}>Create an account</Link>
+        </p>
+      </div>
+    </main>
+  )
+}

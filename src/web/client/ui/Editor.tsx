@@ -1,0 +1,156 @@
+import { EditorContent, useEditor, useEditorState, type Editor as TiptapEditor } from '@tiptap/react'
+import StarterKit from '@tiptap/starter-kit'
+import { useEffect, useId, useRef, useState } from 'react'
+
+/**
+ * The rich-text editor (Tiptap on ProseMirror). It offers only what the API's allow-list keeps:
+ * headings, bold/italic/underline/strike, lists, links, inline code, code blocks, quotes.
+ * Its HTML is sent to the API, which sanitises it; pages render the API's stored HTML.
+ */
+export interface EditorProps {
+  label: string
+  value: string
+  onChange: (html: string) => void
+  error?: string
+  hint?: string
+}
+
+const extensions = [
+  StarterKit.configure({
+    heading: { levels: [2, 3, 4] },
+    horizontalRule: false,
+    link: { openOnClick: false, autolink: true, protocols: ['http', 'https', 'mailto'], defaultProtocol: 'https' },
+  }),
+]
+
+export default function Editor({ label, value, onChange, error, hint }: EditorProps) {
+  const id = useId()
+  const labelId = `${id}-label`
+  // The last HTML this editor reported: the parent echoing it back must not reset the editor
+  // (that would drop keystrokes typed in the meantime); only a different value does.
+  const emitted = useRef(value)
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ')
+  const editor = useEditor({
+    extensions,
+    content: value,
+    // The service's CSP forbids inline <style>; the editor's styles live in styles.css.
+    injectCSS: false,
+    immediatelyRender: true,
+    editorProps: {
+      attributes: {
+        class: 'editor-content rich',
+        role: 'textbox',
+        'aria-multiline': 'true',
+        'aria-labelledby': labelId,
+        ...(described ? { 'aria-describedby': described } : {}),
+        ...(error ? { 'aria-invalid': 'true' } : {}),
+      },
+    },
+    onUpdate: ({ editor }) => {
+      emitted.current = editor.isEmpty ? '' : editor.getHTML()
+      onChange(emitted.current)
+    },
+  })
+
+  // A parent that resets the value (after a successful submit) resets the editor too.
+  useEffect(() => {
+    if (!editor || value === emitted.current) return
+    emitted.current = value
+    editor.commands.setContent(value || '', { emitUpdate: false })
+  }, [editor, value])
+
+  return (
+    <div className={`field editor${error ? ' has-error' : ''}`}>
+      <div className="label" id={labelId} onClick={() => editor?.commands.focus()}>
+        {label}
+      </div>
+      {editor && <Toolbar editor={editor} label={label} />}
+      <EditorContent editor={editor} />
+      {hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  )
+}
+
+function Toolbar({ editor, label }: { editor: TiptapEditor; label: string }) {
+  const state = useEditorState({
+    editor,
+    selector: ({ editor: e }) => ({
+      bold: e.isActive('bold'),
+      italic: e.isActive('italic'),
+      underline: e.isActive('underline'),
+      strike: e.isActive('strike'),
+      code: e.isActive('code'),
+      h2: e.isActive('heading', { level: 2 }),
+      h3: e.isActive('heading', { level: 3 }),
+      bullet: e.isActive('bulletList'),
+      ordered: e.isActive('orderedList'),
+      quote: e.isActive('blockquote'),
+      codeBlock: e.isActive('codeBlock'),
+      link: e.isActive('link'),
+    }),
+  })
+  const [linkOpen, setLinkOpen] = useState(false)
+  const [href, setHref] = useState('')
+  const chain = () => editor.chain().focus()
+  const b = (key: keyof typeof state, text: string, title: string, run: () => void) => (
+    // mousedown would move focus out of the editor (and lose the selection); the click still runs.
+    <button type="button" className="tool" aria-pressed={state[key]} title={title} aria-label={title} onMouseDown={(e) => e.preventDefault()} onClick={run}>
+      {text}
+    </button>
+  )
+  function applyLink() {
+    const url = href.trim()
+    if (!url) chain().extendMarkRange('link').unsetLink().run()
+    else chain().extendMarkRange('link').setLink({ href: /^(https?:|mailto:)/i.test(url) ? url : `https://${url}` }).run()
+    setLinkOpen(false)
+  }
+  return (
+    <div className="toolbar" role="toolbar" aria-label={`Formatting for ${label}`}>
+      {b('bold', 'B', 'Bold', () => chain().toggleBold().run())}
+      {b('italic', 'I', 'Italic', () => chain().toggleItalic().run())}
+      {b('underline', 'U', 'Underline', () => chain().toggleUnderline().run())}
+      {b('strike', 'S', 'Strikethrough', () => chain().toggleStrike().run())}
+      {b('h2', 'H2', 'H2 heading', () => chain().toggleHeading({ level: 2 }).run())}
+      {b('h3', 'H3', 'H3 subheading', () => chain().toggleHeading({ level: 3 }).run())}
+      {b('bullet', '•', 'Bulleted list', () => chain().toggleBulletList().run())}
+      {b('ordered', '1.', '1. Numbered list', () => chain().toggleOrderedList().run())}
+      {b('quote', '“ ”', 'Quote', () => chain().toggleBlockquote().run())}
+      {b('code', '</>', 'Inline code', () => chain().toggleCode().run())}
+      {b('codeBlock', '{ }', 'Code block', () => chain().toggleCodeBlock().run())}
+      {b('link', 'Link', 'Link', () => {
+        setHref((editor.getAttributes('link').href as string | undefined) ?? '')
+        setLinkOpen((o) => !o)
+      })}
+      {linkOpen && (
+        <span className="link-editor">
+          <input
+            type="url"
+            aria-label="Link address"
+            placeholder="https://…"
+            value={href}
+            onChange={(e) => setHref(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') {
+                e.preventDefault()
+                applyLink()
+              }
+              if (e.key === 'Escape') setLinkOpen(false)
+            }}
+          />
+          <button type="button" className="btn btn-small" onClick={applyLink}>
+            Apply
+          </button>
+        </span>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,22 @@
+import { lazy, Suspense } from 'react'
+import type { EditorProps } from './Editor.tsx'
+
+// The editor (ProseMirror) is the heaviest dependency; it loads only on pages that edit rich text.
+const Editor = lazy(() => import('./Editor.tsx'))
+
+export function RichEditor(props: EditorProps) {
+  return (
+    <Suspense
+      fallback={
+        <div className="field">
+          <div className="label">{props.label}</div>
+          <p className="loading" role="status">
+            Loading editor…
+          </p>
+        </div>
+      }
+    >
+      <Editor {...props} />
+    </Suspense>
+  )
+}

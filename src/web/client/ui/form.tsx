@@ -1,0 +1,154 @@
+import { useId, type ReactNode } from 'react'
+
+interface Common {
+  label: string
+  error?: string
+  hint?: ReactNode
+  required?: boolean
+}
+
+function Described({ id, error, hint }: { id: string; error?: string; hint?: ReactNode }) {
+  return (
+    <>
+      {hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </>
+  )
+}
+
+const describedBy = (id: string, error?: string, hint?: ReactNode) =>
+  [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined
+
+/** A labelled input; its error and hint are tied to it with aria-describedby. */
+export function TextField({
+  label,
+  error,
+  hint,
+  required,
+  ...input
+}: Common & Omit<React.InputHTMLAttributes<HTMLInputElement>, 'required'>) {
+  const id = useId()
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        {label}
+      </label>
+      <input
+        id={id}
+        required={required}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(id, error, hint)}
+        {...input}
+      />
+      <Described id={id} error={error} hint={hint} />
+    </div>
+  )
+}
+
+export function TextArea({ label, error, hint, required, ...input }: Common & Omit<React.TextareaHTMLAttributes<HTMLTextAreaElement>, 'required'>) {
+  const id = useId()
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        {label}
+      </label>
+      <textarea
+        id={id}
+        required={required}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(id, error, hint)}
+        {...input}
+      />
+      <Described id={id} error={error} hint={hint} />
+    </div>
+  )
+}
+
+export function SelectField({
+  label,
+  error,
+  hint,
+  required,
+  children,
+  ...input
+}: Common & Omit<React.SelectHTMLAttributes<HTMLSelectElement>, 'required'>) {
+  const id = useId()
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        {label}
+      </label>
+      <select id={id} required={required} aria-invalid={error ? true : undefined} aria-describedby={describedBy(id, error, hint)} {...input}>
+        {children}
+      </select>
+      <Described id={id} error={error} hint={hint} />
+    </div>
+  )
+}
+
+export function Checkbox({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange: (v: boolean) => void; hint?: string }) {
+  const id = useId()
+  return (
+    <div className="check">
+      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} aria-describedby={hint ? `${id}-hint` : undefined} />
+      <label htmlFor={id}>{label}</label>
+      {hint && (
+        <span className="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      )}
+    </div>
+  )
+}
+
+/** A group of radio buttons in a fieldset with a legend. */
+export function RadioGroup<T extends string>({
+  legend,
+  name,
+  value,
+  options,
+  onChange,
+}: {
+  legend: string
+  name: string
+  value: T
+  options: { value: T; label: string }[]
+  onChange: (v: T) => void
+}) {
+  const id = useId()
+  return (
+    <fieldset className="radio-group">
+      <legend>{legend}</legend>
+      {options.map((o) => (
+        <span className="check" key={o.value}>
+          <input
+            type="radio"
+            id={`${id}-${o.value}`}
+            name={`${name}-${id}`}
+            value={o.value}
+            checked={value === o.value}
+            onChange={() => onChange(o.value)}
+          />
+          <label htmlFor={`${id}-${o.value}`}>{o.label}</label>
+        </span>
+      ))}
+    </fieldset>
+  )
+}
+
+/** A scrollable table wrapper that keyboard users can focus and scroll. */
+export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  )
+}

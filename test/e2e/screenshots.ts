@@ -1,0 +1,97 @@
+/**
+ * Writes docs/screenshots/*.png for the README: `bun test/e2e/screenshots.ts`.
+ * It walks the same journeys as the e2e tests, against the real API when every route exists,
+ * otherwise against the in-browser fake of the course API (fake-api.ts), and says which.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { defaultJobs } from '../../src/jobs.ts'
+import { FakeApi } from './fake-api.ts'
+import { fullFlow, teacherToolsFlow, type FlowEnv } from './flows.ts'
+import { FLOW_ROUTES, hasChromium, launchBrowser, missingApiRoutes, OffsetClock, openTab, startServer, TOOLS_ROUTES } from './support.ts'
+
+const OUT = join(import.meta.dir, '../../docs/screenshots')
+
+// Flow moment → file name (desktop). Phone-width shots are taken at the end.
+const SHOTS: Record<string, string> = {
+  'courses-teacher': 'courses-teacher',
+  'manage-learning': 'manage-learning',
+  'manage-new-task': 'manage-new-task',
+  'homeworks-student': 'homework-centre',
+  'workspace-student-answered': 'workspace-student-quiz',
+  'manage-grading': 'manage-grading',
+  'messages-student': 'messages',
+  'manage-announcements': 'manage-announcements',
+  'manage-modules': 'manage-modules',
+  'manage-reminders': 'manage-reminders',
+  'experiment-student': 'experiment-student',
+  'manage-grades': 'manage-grades',
+  'workspace-teacher': 'workspace-teacher',
+}
+
+if (!hasChromium) {
+  console.error('Chromium is missing at /usr/bin/chromium; install it with apt-get install -y chromium.')
+  process.exit(1)
+}
+mkdirSync(OUT, { recursive: true })
+
+const clock = new OffsetClock()
+const server = await startServer({ clock })
+const browser = await launchBrowser()
+const missing = await missingApiRoutes(server.app, [...FLOW_ROUTES, ...TOOLS_ROUTES])
+const fake = missing.length ? new FakeApi(server.baseUrl) : null
+console.log(fake ? `Using the in-browser fake API (${missing.length} API routes are not on this build yet).` : 'Using the real API.')
+
+const shoot = async (page: Page, file: string, fullPage = true) => {
+  await page.screenshot({ path: join(OUT, `${file}.png`), fullPage })
+  console.log(`  docs/screenshots/${file}.png`)
+}
+
+const env: FlowEnv = {
+  browser,
+  baseUrl: server.baseUrl,
+  prepare: fake ? (c) => fake.install(c) : undefined,
+  now: () => (fake ? fake.now() : clock.now()),
+  advanceAndDispatch: async (ms) => {
+    if (fake) {
+      fake.offsetMs += ms
+      fake.dispatchReminders()
+      return true
+    }
+    clock.advance(ms)
+    const job = defaultJobs(server.deps).find((j) => /remind|dispatch/i.test(j.name))
+    if (!job) return false
+    await job.run(clock.now())
+    return true
+  },
+  snapshot: async (page, name) => {
+    if (SHOTS[name]) await shoot(page, SHOTS[name]!)
+  },
+}
+
+try {
+  const login = await openTab(browser, server.baseUrl)
+  await login.page.goto('/login?next=%2Fhomeworks')
+  await login.page.getByRole('heading', { name: 'Log in' }).waitFor()
+  await shoot(login.page, 'login', false)
+  await login.context.close()
+
+  const r = await fullFlow(env)
+  await teacherToolsFlow(env, r)
+
+  for (const [who, path, file] of [
+    [r.student, `/courses/${r.courseId}`, 'phone-workspace'],
+    [r.student, '/homeworks', 'phone-homework-centre'],
+    [r.teacher, `/courses/${r.courseId}/manage?tab=learning`, 'phone-manage-learning'],
+  ] as const) {
+    await who.page.setViewportSize({ width: 390, height: 844 })
+    await who.page.goto(path)
+    await who.page.waitForLoadState('networkidle')
+    await shoot(who.page, file, false)
+  }
+} finally {
+  await browser.close()
+  await server.stop()
+}
+process.exit(0)

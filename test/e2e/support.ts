@@ -1,0 +1,188 @@
+import { existsSync } from 'node:fs'
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core'
+import type { Clock } from '../../src/lib/clock.ts'
+import { testApp, type TestContext } from '../support/harness.ts'
+
+/** Debian's chromium; `.ci/run` installs it when test/e2e/.needs-chromium exists. Never downloaded by the tests. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const hasChromium = existsSync(CHROMIUM)
+if (!hasChromium) {
+  console.warn(`[e2e] ${CHROMIUM} is missing: browser tests are skipped. Install Debian's chromium (apt-get install -y chromium) to run them.`)
+}
+
+export interface Server extends TestContext {
+  baseUrl: string
+  stop(): Promise<void>
+}
+
+/** The real app (test harness deps, embedded or external database) listening on a free port. */
+export async function startServer(opts: { clock?: Clock } = {}): Promise<Server> {
+  const ctx = await testApp({ clock: opts.clock })
+  const app = ctx.app.listen({ port: 0, hostname: '127.0.0.1' })
+  const port = app.server!.port
+  return {
+    ...ctx,
+    baseUrl: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await app.stop(true)
+    },
+  }
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+  })
+}
+
+export interface Tab {
+  context: BrowserContext
+  page: Page
+  /** Uncaught exceptions and console errors, collected for the whole life of the tab. */
+  errors: string[]
+}
+
+/**
+ * Chromium logs every 4xx answer of a fetch as a console error ("Failed to load resource").
+ * Those are expected API outcomes (a 401 before login, a 404 for an unknown id), not script
+ * errors, so they alone are tolerated; anything else on the console fails the test.
+ */
+function tolerated(msg: ConsoleMessage, allowDocument404: boolean) {
+  const text = msg.text()
+  const url = msg.location()?.url ?? ''
+  if (!/^Failed to load resource: the server responded with a status of 4\d\d/.test(text)) return false
+  if (url.includes('/core/api/v1/')) return true
+  return allowDocument404 && !url.includes('/assets/')
+}
+
+export async function openTab(browser: Browser, baseUrl: string, opts: { viewport?: { width: number; height: number }; allowDocument404?: boolean } = {}): Promise<Tab> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport: opts.viewport ?? { width: 1280, height: 860 }, locale: 'en-GB', timezoneId: 'UTC' })
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !tolerated(msg, Boolean(opts.allowDocument404))) errors.push(`console.error: ${msg.text()} (${msg.location()?.url ?? ''})`)
+  })
+  page.setDefaultTimeout(15_000)
+  return { context, page, errors }
+}
+
+const AXE_SOURCE = await Bun.file(Bun.resolveSync('axe-core/axe.min.js', import.meta.dir)).text()
+
+export interface AxeViolation {
+  id: string
+  impact: string
+  help: string
+  nodes: string[]
+}
+
+/**
+ * Runs axe-core in the page and returns its serious and critical violations. The source is
+ * evaluated through the DevTools protocol, which the page's CSP (no inline scripts) allows.
+ */
+export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+  const loaded = await page.evaluate('typeof window.axe')
+  if (loaded === 'undefined') await page.evaluate(AXE_SOURCE)
+  const result = (await page.evaluate(`window.axe.run(document, { resultTypes: ['violations'] })`)) as {
+    violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[]
+  }
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }))
+}
+
+/** Runs axe and throws with a readable list when anything serious or critical is found. */
+export async function expectAccessible(page: Page, label: string) {
+  const violations = await seriousA11yViolations(page)
+  if (violations.length) {
+    throw new Error(`Accessibility violations on ${label} (${page.url()}):\n${violations.map((v) => `  [${v.impact}] ${v.id}: ${v.help}\n    ${v.nodes.join('\n    ')}`).join('\n')}`)
+  }
+}
+
+export function expectNoErrors(tab: Tab) {
+  if (tab.errors.length) throw new Error(`Browser errors:\n  ${tab.errors.join('\n  ')}`)
+}
+
+let n = 0
+export const uniqueName = (prefix: string) => `${prefix}${Date.now().toString(36)}${(n++).toString(36)}${Math.random().toString(36).slice(2, 5)}`
+
+export const PASSWORD = 'correct horse battery'
+
+export async function registerViaUi(page: Page, o: { username: string; role: 'STUDENT' | 'TEACHER'; displayName?: string }) {
+  await page.goto('/register')
+  await page.getByLabel('Username').fill(o.username)
+  await page.getByLabel('Email').fill(`${o.username}@example.test`)
+  if (o.displayName) await page.getByLabel('Display name').fill(o.displayName)
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+  await page.getByLabel('Repeat password').fill(PASSWORD)
+  await page.getByLabel(o.role === 'TEACHER' ? 'Teacher' : 'Student', { exact: true }).check()
+  await page.getByRole('button', { name: 'Create account' }).click()
+}
+
+export async function loginViaUi(page: Page, identifier: string, password = PASSWORD) {
+  await page.getByLabel('Username or email').fill(identifier)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Log in' }).click()
+}
+
+const ID = '00000000-0000-7000-8000-000000000000'
+
+/** The routes the issue's journey (fullFlow) drives. */
+export const FLOW_ROUTES: [string, string][] = [
+  ['POST', '/api/v1/courses'],
+  ['POST', '/api/v1/courses/join'],
+  ['GET', `/api/v1/courses/${ID}/workspace/modules`],
+  ['GET', `/api/v1/courses/${ID}/learning`],
+  ['POST', `/api/v1/courses/${ID}/learning/units`],
+  ['POST', `/api/v1/courses/${ID}/learning/units/${ID}/points`],
+  ['POST', `/api/v1/courses/${ID}/learning/points/${ID}/tasks`],
+  ['POST', `/api/v1/courses/${ID}/learning/tasks/${ID}/submissions`],
+  ['PATCH', `/api/v1/courses/${ID}/learning/submissions/${ID}/grade`],
+  ['GET', `/api/v1/courses/${ID}/homeworks`],
+  ['GET', '/api/v1/homeworks/mine'],
+  ['GET', '/api/v1/notifications'],
+  ['PATCH', `/api/v1/notifications/${ID}/read`],
+  ['PATCH', '/api/v1/notifications/read-all'],
+]
+
+/** The extra routes the teacher tools journey (teacherToolsFlow) drives. */
+export const TOOLS_ROUTES: [string, string][] = [
+  ['POST', `/api/v1/courses/${ID}/announcements`],
+  ['PUT', `/api/v1/courses/${ID}/workspace/modules`],
+  ['PATCH', `/api/v1/courses/${ID}/learning/points/${ID}/tasks/order`],
+  ['GET', `/api/v1/courses/${ID}/homeworks/${ID}/reminders`],
+  ['GET', `/api/v1/courses/${ID}/members`],
+  ['POST', `/api/v1/courses/${ID}/experiments`],
+  ['GET', `/api/v1/courses/${ID}/experiments/${ID}`],
+  ['POST', `/api/v1/experiments/${ID}/submissions`],
+  ['GET', `/api/v1/experiments/${ID}/submissions/latest`],
+  ['PATCH', `/api/v1/submissions/${ID}/grade`],
+  ['POST', `/api/v1/courses/${ID}/resources`],
+  ['GET', `/api/v1/courses/${ID}/grades/overview`],
+]
+
+/**
+ * Which of these routes are missing on this build: an unauthenticated call to an existing route
+ * answers 401 (or 400), a missing one 404 with the catalogue's generic "No route" NOT_FOUND.
+ */
+export async function missingApiRoutes(app: Pick<TestContext, 'app'>['app'], routes: [string, string][]) {
+  const missing: string[] = []
+  for (const [method, path] of routes) {
+    const res = await app.handle(new Request(`http://localhost${path}`, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' }))
+    const body = (await res.json().catch(() => null)) as { code?: number; message?: string } | null
+    if (res.status === 404 && body?.code === 40400 && /^No route/.test(body.message ?? '')) missing.push(`${method} ${path}`)
+  }
+  return missing
+}
+
+/** A clock that follows real time plus an offset the test can move forward. */
+export class OffsetClock {
+  offsetMs = 0
+  now() {
+    return new Date(Date.now() + this.offsetMs)
+  }
+  advance(ms: number) {
+    this.offsetMs += ms
+  }
+}
