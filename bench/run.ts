@@ -516,7 +516,8 @@ line()
 line('## Machine and settings')
 line()
 line(`- ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, shared with other work:` +
-  ` load average ${loadAtStart.map((x) => x.toFixed(2)).join(' / ')} (1/5/15 min) when the run started.`)
+  ` load average ${loadAtStart.map((x) => x.toFixed(2)).join(' / ')} (1/5/15 min) when the run started, ${loadavg()[0]!.toFixed(2)} (1 min) when it ended.` +
+  ' Latencies on a busy machine are pessimistic; compare runs with similar load.')
 line(`- Bun ${Bun.version}; ${pg!.version.split(' on ')[0]}, shared_buffers ${pg!.shared_buffers}, work_mem ${pg!.work_mem}; the database is on the same machine.`)
 line(`- The app runs in-process (buildApp, the same deps as server.ts) on 127.0.0.1 with a pool of ${POOL_MAX} connections;` +
   ` the load generator runs in a worker thread: ${CONCURRENCY} concurrent keep-alive clients, ${WARMUP_MS / 1000} s warm-up, then ${SECONDS} s measured per endpoint.`)
@@ -569,7 +570,14 @@ for (const ep of endpoints) {
     }
     const p = c.plans.find((x) => x.statement === st.text)
     const scans = p ? largeSeqScans(p) : []
-    const note = p?.error ? ` — not replayable: ${p.error}` : p ? ` — ${p.executionMs} ms${p === main ? ' (main query)' : ''}${scans.length ? ` — **Seq Scan on ${scans.map((x) => x.table).join(', ')}**` : ''}` : ''
+    const small = p ? p.seqScans.filter((x) => !scans.includes(x)) : []
+    const note = p?.error
+      ? ` — not replayable: ${p.error}`
+      : p
+        ? ` — ${p.executionMs} ms${p === main ? ' (main query)' : ''}` +
+          (scans.length ? ` — **Seq Scan on ${scans.map((x) => `${x.table} (${x.rows} rows)`).join(', ')}**` : '') +
+          (small.length ? ` (seq scan of small ${small.map((x) => `${x.table}: ${x.rows} rows`).join(', ')})` : '')
+        : ''
     line(`${k}. \`${oneLine(st.text)}\`${note}`)
   }
   if (main) {
