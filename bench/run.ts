@@ -610,13 +610,16 @@ line('| dispatchers | due events | sent | canceled | seconds | events/s |')
 line('|---:|---:|---:|---:|---:|---:|')
 for (const r of dispatchRuns) line(`| ${r.dispatchers} | ${r.due} | ${r.sent} | ${r.canceled} | ${r.seconds.toFixed(2)} | ${r.eventsPerSecond.toFixed(0)} |`)
 line()
-line(`Statements per batch: ${perBatch.join(', ')} (${firstBatch.map((s) => oneLine(s.text, 30).split(' ').slice(0, 2).join(' ')).join(' → ')}); every sent event has exactly one notification and nothing due is left.`)
+line(`Statements per batch: ${perBatch.join(', ')} (BEGIN, claim, cancel obsolete, insert notifications, mark sent, COMMIT); every sent event has exactly one notification and nothing due is left.`)
 line()
 line('Plans of one batch of the backlog (replayed, rolled back):')
 line()
 for (const p of dispatchPlans) {
   const scans = largeSeqScans(p)
-  line(`- \`${oneLine(p.statement, 90)}\` — ${p.error ? `error: ${p.error}` : `${p.executionMs} ms`}${scans.length ? ` — **Seq Scan on ${scans.map((x) => x.table).join(', ')}**` : ''}`)
+  const small = p.seqScans.filter((x) => !scans.includes(x))
+  line(`- \`${oneLine(p.statement, 90)}\` — ${p.error ? `error: ${p.error}` : `${p.executionMs} ms`}` +
+    (scans.length ? ` — **Seq Scan on ${scans.map((x) => `${x.table} (${x.rows} rows)`).join(', ')}**` : '') +
+    (small.length ? ` (seq scan of small ${small.map((x) => `${x.table}: ${x.rows} rows`).join(', ')})` : ''))
 }
 line()
 line('Full plans of every statement: bench/PLANS.md.')

@@ -16,7 +16,7 @@ import type { Sql } from '../src/db/connect.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { randomInviteCode } from '../src/modules/courses/invite-code.ts'
 
-export const SEED_VERSION = 1
+export const SEED_VERSION = 2
 export const BENCH_PASSWORD = 'bench-password-1'
 /** A seed older than this is redone: session JWTs carry a real-time `exp` (bench TTL 90 days). */
 const MAX_SEED_AGE_DAYS = 60
@@ -159,6 +159,13 @@ export async function seed(sql: Sql, log: (m: string) => void = () => {}): Promi
       for (let i = 0; i < all.length; i += 5_000) await tx`insert into users ${tx(all.slice(i, i + 5_000))}`
       return { count: all.length }
     })
+    // Live logins (two devices per user; housekeeping deletes expired and revoked ones hourly),
+    // so the per-request session lookup runs against a table of realistic size.
+    await step('sessions', () => tx`
+      insert into sessions (id, user_id, created_at, expires_at, user_agent, ip)
+      select gen_uuid_v7(), u.id, x.created_at, x.created_at + interval '7 days', 'Mozilla/5.0 (bench)', '10.0.' || d || '.' || (random() * 250)::int
+        from users u cross join generate_series(1, 2) d
+       cross join lateral (select ${anchor}::timestamptz - random() * interval '6 days' - interval '1 minute' as created_at) x`)
     const courses = sizes.map((_, i) => ({
       id: Bun.randomUUIDv7(),
       teacher_id: teachers[i % SHAPE.teachers]!.id,
@@ -407,7 +414,8 @@ export async function datasetSizes(sql: Sql) {
            (select count(*) from homework_reminder_events where sent_at is null and not canceled)::int as pending_events,
            (select count(*) from notifications)::int as notifications,
            (select count(*) from notifications where read_at is null)::int as unread_notifications,
-           (select count(*) from announcements)::int as announcements`
+           (select count(*) from announcements)::int as announcements,
+           (select count(*) from sessions)::int as sessions`
   return row!
 }
 
