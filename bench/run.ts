@@ -1,0 +1,650 @@
+/**
+ * The performance benchmark: `DATABASE_URL=postgres://… bun run bench` (default: the local
+ * cls_bench database). Not part of `bun test`. See bench/README.md.
+ *
+ * 1. Migrates and seeds (or reuses) the dataset, removes what earlier runs added.
+ * 2. Boots the app in-process on 127.0.0.1:<free port> with a clock that starts at the
+ *    dataset's anchor time.
+ * 3. Statements per request for every hot endpoint, on a large and a small case (the N+1
+ *    check), and EXPLAIN (ANALYZE, BUFFERS) of each statement.
+ * 4. Throughput and latency over real HTTP with N concurrent clients (worker thread).
+ * 5. Reminder fan-out (homework creation in the 300-student course) and dispatch throughput
+ *    with one and two concurrent dispatchers.
+ * 6. Writes bench/RESULTS.md and bench/PLANS.md; prints PASS/FAIL. Exit code 0 regardless.
+ */
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import postgres from 'postgres'
+import { buildApp } from '../src/app.ts'
+import { loadConfig } from '../src/config.ts'
+import { connectExternal, type Sql } from '../src/db/connect.ts'
+import type { Deps } from '../src/deps.ts'
+import type { Clock } from '../src/lib/clock.ts'
+import { createLogger } from '../src/lib/log.ts'
+import { DEFAULT_BATCH_SIZE, dispatch } from '../src/modules/reminders/dispatch.ts'
+import { LocalDiskStorage } from '../src/storage/local-disk.ts'
+import { runLoad, summarise, type PreparedRequest, type Summary } from './load.ts'
+import { BENCH_PASSWORD, datasetSizes, ensureSeeded, restore } from './seed.ts'
+import { countingPool, explainAll, isTxControl, largeSeqScans, oneLine, type Plan, type Statement } from './sqlstats.ts'
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/cls_bench'
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
+const SECONDS = Math.min(15, Number(process.env.BENCH_SECONDS ?? 8))
+const WARMUP_MS = 1_500
+const POOL_MAX = 10
+const FANOUT_REQUESTS = 40
+const FANOUT_CONCURRENCY = 4
+const DISPATCH_EVENTS = 20_000
+const TARGET_P95_MS = 100
+const TARGET_EVENTS_PER_S = 2_000
+const REPS = 3
+
+const t0 = performance.now()
+const log = (m: string) => console.log(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${m}`)
+const loadAtStart = loadavg()
+
+// ----- database, dataset, app ------------------------------------------------------------------
+
+const admin = postgres(DATABASE_URL, { onnotice: () => {}, max: 4, connection: { application_name: 'cls-bench-admin' } }) as unknown as Sql
+const seedInfo = await ensureSeeded(admin, { force: process.env.BENCH_RESEED === '1', log })
+const anchor = seedInfo.anchor
+await restore(admin, anchor)
+const sizes = await datasetSizes(admin)
+const [pg] = await admin<{ version: string; shared_buffers: string; work_mem: string }[]>`
+  select version() as version, current_setting('shared_buffers') as shared_buffers, current_setting('work_mem') as work_mem`
+
+// The app's time starts at the anchor: the dataset's due dates are relative to it.
+const offset = anchor.getTime() - Date.now()
+const clock: Clock = { now: () => new Date(Date.now() + offset) }
+
+const db = await connectExternal(DATABASE_URL, POOL_MAX)
+const config = {
+  ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: join(tmpdir(), 'cls-bench-data') }),
+  jwtSecret: 'bench-secret-bench-secret-bench-secret-0123456789',
+  tokenTtlSeconds: 90 * 24 * 3600,
+  dbPoolMax: POOL_MAX,
+} as Deps['config']
+const storage = new LocalDiskStorage(join(tmpdir(), 'cls-bench-files'))
+const deps: Deps = { sql: db.sql, config, clock, log: createLogger('silent'), storage }
+const app = buildApp(deps).listen({ hostname: '127.0.0.1', port: 0 })
+const port = app.server?.port
+if (!port) throw new Error('the app did not start listening')
+const base = `http://127.0.0.1:${port}/api/v1`
+log(`app listening on ${base} (pool ${POOL_MAX}), clock at ${clock.now().toISOString()}`)
+
+// The same app on a statement-counting pool, called in-process one request at a time.
+const counting = countingPool(DATABASE_URL)
+await counting.warm()
+const countingApp = buildApp({ ...deps, sql: counting.sql })
+
+// ----- fixtures --------------------------------------------------------------------------------
+
+const courseRows = await admin<{ id: string; teacher: string; size: number }[]>`
+  select c.id, u.username as teacher, count(*)::int as size
+    from courses c join users u on u.id = c.teacher_id join course_members m on m.course_id = c.id
+   group by c.id, u.username
+   order by size desc, c.id`
+const big = courseRows[0]!
+const small = courseRows[courseRows.length - 1]!
+const bigStudents = await admin<{ username: string }[]>`
+  select u.username from course_members m join users u on u.id = m.user_id
+   where m.course_id = ${big.id} and (select count(*) from course_members x where x.user_id = m.user_id) = 5
+   order by u.username limit ${CONCURRENCY}`
+const [smallStudent] = await admin<{ username: string; courses: number }[]>`
+  select u.username, (select count(*) from course_members x where x.user_id = u.id)::int as courses
+    from course_members m join users u on u.id = m.user_id
+   where m.course_id = ${small.id}
+   order by 2, u.username limit 1`
+type Quiz = { id: string; questions: { id: string }[] }
+const bigQuizzes = await admin<Quiz[]>`
+  select id, questions from learning_tasks
+   where course_id = ${big.id} and task_kind = 'LEARNING' and task_type = 'QUIZ' order by id`
+const [smallQuiz] = await admin<Quiz[]>`
+  select id, questions from learning_tasks
+   where course_id = ${small.id} and task_kind = 'LEARNING' and task_type = 'QUIZ' order by id limit 1`
+const bigPoints = (await admin<{ id: string }[]>`select id from knowledge_points where course_id = ${big.id} order by id`).map((r) => r.id)
+const [smallPoint] = await admin<{ id: string }[]>`select id from knowledge_points where course_id = ${small.id} order by id limit 1`
+
+async function login(identifier: string): Promise<string> {
+  const res = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ identifier, password: BENCH_PASSWORD }),
+  })
+  const body = (await res.json()) as { data?: { accessToken?: string } }
+  if (res.status !== 200 || !body.data?.accessToken) throw new Error(`login ${identifier}: ${res.status} ${JSON.stringify(body)}`)
+  return body.data.accessToken
+}
+const tokens = {
+  bigTeacher: await login(big.teacher),
+  smallTeacher: await login(small.teacher),
+  students: await Promise.all(bigStudents.map((s) => login(s.username))),
+  smallStudent: await login(smallStudent!.username),
+}
+log(`logged in: teacher ${big.teacher} (course of ${big.size}), teacher ${small.teacher} (course of ${small.size}), ` +
+  `${tokens.students.length} students in 5 courses, ${smallStudent!.username} (${smallStudent!.courses} courses)`)
+
+// ----- endpoints -------------------------------------------------------------------------------
+
+interface Call {
+  method: 'GET' | 'POST'
+  path: string
+  token: string
+  body?: unknown
+}
+interface Endpoint {
+  key: string
+  title: string
+  who: string
+  read: boolean
+  /** The large case (also what is load-tested) and a small case: equal statement counts = no N+1. */
+  large: (i: number) => Call
+  small: (i: number) => Call
+  /** Removes what a counted write created, so its statements can be replayed under EXPLAIN. */
+  undo?: (data: any) => Promise<void>
+  /** Requests for the load run (round robin). */
+  load: () => Call[]
+}
+
+const answersFor = (q: Quiz, i: number) => ({
+  answers: q.questions.map((qu, k) => ({ questionId: qu.id, selectedOptions: k === 0 ? [i % 4] : [0, 2] })),
+})
+const students = tokens.students
+const homeworkBody = (i: number) => ({
+  title: `Bench homework ${i}`,
+  taskKind: 'HOMEWORK',
+  taskType: 'MEDIA',
+  materialType: 'TEXT',
+  content: '<p>Read chapter 3 and summarise it.</p>',
+  startAt: new Date(anchor.getTime() + 2 * 86_400_000).toISOString(),
+  dueAt: new Date(anchor.getTime() + 9 * 86_400_000).toISOString(),
+})
+
+const endpoints: Endpoint[] = [
+  {
+    key: 'courses',
+    title: 'GET /courses',
+    who: 'student in 5 courses (small case: 3 courses)',
+    read: true,
+    large: (i) => ({ method: 'GET', path: '/courses', token: students[i % students.length]! }),
+    small: () => ({ method: 'GET', path: '/courses', token: tokens.smallStudent }),
+    load: () => students.map((token) => ({ method: 'GET', path: '/courses', token })),
+  },
+  {
+    key: 'homeworks-mine',
+    title: 'GET /homeworks/mine',
+    who: 'student in 5 courses, ~100 homework (small case: 3 courses)',
+    read: true,
+    large: (i) => ({ method: 'GET', path: '/homeworks/mine', token: students[i % students.length]! }),
+    small: () => ({ method: 'GET', path: '/homeworks/mine', token: tokens.smallStudent }),
+    load: () => students.map((token) => ({ method: 'GET', path: '/homeworks/mine', token })),
+  },
+  {
+    key: 'course-homeworks',
+    title: 'GET /courses/{id}/homeworks',
+    who: `teacher, ${big.size}-student course (small case: ${small.size} students)`,
+    read: true,
+    large: () => ({ method: 'GET', path: `/courses/${big.id}/homeworks`, token: tokens.bigTeacher }),
+    small: () => ({ method: 'GET', path: `/courses/${small.id}/homeworks`, token: tokens.smallTeacher }),
+    load: () => [{ method: 'GET', path: `/courses/${big.id}/homeworks`, token: tokens.bigTeacher }],
+  },
+  {
+    key: 'learning-tree',
+    title: 'GET /courses/{id}/learning',
+    who: `student, ${big.size}-student course, 5 units × 4 points × 5 tasks (small case: ${small.size}-student course)`,
+    read: true,
+    large: (i) => ({ method: 'GET', path: `/courses/${big.id}/learning`, token: students[i % students.length]! }),
+    small: () => ({ method: 'GET', path: `/courses/${small.id}/learning`, token: tokens.smallStudent }),
+    load: () => students.map((token) => ({ method: 'GET', path: `/courses/${big.id}/learning`, token })),
+  },
+  {
+    key: 'learning-overview',
+    title: 'GET /courses/{id}/learning/overview',
+    who: `teacher, ${big.size}-student course (small case: ${small.size} students)`,
+    read: true,
+    large: () => ({ method: 'GET', path: `/courses/${big.id}/learning/overview`, token: tokens.bigTeacher }),
+    small: () => ({ method: 'GET', path: `/courses/${small.id}/learning/overview`, token: tokens.smallTeacher }),
+    load: () => [{ method: 'GET', path: `/courses/${big.id}/learning/overview`, token: tokens.bigTeacher }],
+  },
+  {
+    key: 'grades-overview',
+    title: 'GET /courses/{id}/grades/overview',
+    who: `teacher, ${big.size}-student course (small case: ${small.size} students)`,
+    read: true,
+    large: () => ({ method: 'GET', path: `/courses/${big.id}/grades/overview`, token: tokens.bigTeacher }),
+    small: () => ({ method: 'GET', path: `/courses/${small.id}/grades/overview`, token: tokens.smallTeacher }),
+    load: () => [{ method: 'GET', path: `/courses/${big.id}/grades/overview`, token: tokens.bigTeacher }],
+  },
+  {
+    key: 'notifications',
+    title: 'GET /notifications',
+    who: 'student in 5 courses, first page of 50 (small case: 3 courses)',
+    read: true,
+    large: (i) => ({ method: 'GET', path: '/notifications', token: students[i % students.length]! }),
+    small: () => ({ method: 'GET', path: '/notifications', token: tokens.smallStudent }),
+    load: () => students.map((token) => ({ method: 'GET', path: '/notifications', token })),
+  },
+  {
+    key: 'submit',
+    title: 'POST /courses/{id}/learning/tasks/{taskId}/submissions',
+    who: `students of the ${big.size}-student course, quiz of 2 choice questions (auto-graded)`,
+    read: false,
+    large: (i) => {
+      const q = bigQuizzes[i % bigQuizzes.length]!
+      return { method: 'POST', path: `/courses/${big.id}/learning/tasks/${q.id}/submissions`, token: students[i % students.length]!, body: answersFor(q, i) }
+    },
+    small: (i) => ({
+      method: 'POST',
+      path: `/courses/${small.id}/learning/tasks/${smallQuiz!.id}/submissions`,
+      token: tokens.smallStudent,
+      body: answersFor(smallQuiz!, i),
+    }),
+    undo: async (data) => void (await admin`delete from learning_submissions where id = ${data.id}`),
+    load: () =>
+      bigQuizzes.flatMap((q, k) =>
+        students.map((token, i) => ({
+          method: 'POST' as const,
+          path: `/courses/${big.id}/learning/tasks/${q.id}/submissions`,
+          token,
+          body: answersFor(q, i + k),
+        })),
+      ),
+  },
+  {
+    key: 'create-homework',
+    title: 'POST /courses/{id}/learning/points/{pointId}/tasks (HOMEWORK)',
+    who: `teacher, ${big.size}-student course: ${big.size} × 3 reminder events (small case: ${small.size} students)`,
+    read: false,
+    large: (i) => ({ method: 'POST', path: `/courses/${big.id}/learning/points/${bigPoints[i % bigPoints.length]}/tasks`, token: tokens.bigTeacher, body: homeworkBody(i) }),
+    small: (i) => ({ method: 'POST', path: `/courses/${small.id}/learning/points/${smallPoint!.id}/tasks`, token: tokens.smallTeacher, body: homeworkBody(i) }),
+    undo: async (data) => void (await admin`delete from learning_tasks where id = ${data.id}`),
+    load: () => bigPoints.map((p, i) => ({ method: 'POST', path: `/courses/${big.id}/learning/points/${p}/tasks`, token: tokens.bigTeacher, body: homeworkBody(i) })),
+  },
+]
+
+function toRequest(c: Call, prefix = base): { url: string; init: RequestInit } {
+  const headers: Record<string, string> = { authorization: `Bearer ${c.token}` }
+  if (c.body !== undefined) headers['content-type'] = 'application/json'
+  return { url: prefix + c.path, init: { method: c.method, headers, body: c.body === undefined ? undefined : JSON.stringify(c.body) } }
+}
+
+// ----- 1. statements per request and plans ------------------------------------------------------
+
+interface Counted {
+  large: number[]
+  small: number[]
+  statements: Statement[]
+  responseBytes: number
+  items: string
+  plans: Plan[]
+}
+const counted = new Map<string, Counted>()
+
+async function countedCall(c: Call) {
+  const { url, init } = toRequest(c, 'http://127.0.0.1/api/v1')
+  const { result, statements } = await counting.record(async () => {
+    const res = await countingApp.handle(new Request(url, init))
+    return { status: res.status, text: await res.text() }
+  })
+  if (result.status >= 300) throw new Error(`${c.method} ${c.path}: ${result.status} ${result.text.slice(0, 500)}`)
+  return { statements, text: result.text, data: JSON.parse(result.text).data }
+}
+
+function describeData(data: any): string {
+  if (!data) return ''
+  if (Array.isArray(data)) return `${data.length} items`
+  if (Array.isArray(data.items)) return `${data.items.length} items`
+  if (Array.isArray(data.students)) return `${data.students.length} students`
+  if (Array.isArray(data.units)) {
+    const tasks = data.units.reduce((n: number, u: any) => n + u.points.reduce((m: number, p: any) => m + p.tasks.length, 0), 0)
+    return `${data.units.length} units, ${tasks} tasks`
+  }
+  return ''
+}
+
+log('counting statements per request and explaining them')
+for (const ep of endpoints) {
+  const c: Counted = { large: [], small: [], statements: [], responseBytes: 0, items: '', plans: [] }
+  for (let i = 0; i < REPS; i++) {
+    const r = await countedCall(ep.small(i))
+    c.small.push(r.statements.length)
+    if (ep.undo) await ep.undo(r.data)
+  }
+  for (let i = 0; i < REPS; i++) {
+    const r = await countedCall(ep.large(i))
+    c.large.push(r.statements.length)
+    c.statements = r.statements
+    c.responseBytes = r.text.length
+    c.items = describeData(r.data)
+    if (ep.undo) await ep.undo(r.data)
+  }
+  c.plans = await explainAll(admin, c.statements)
+  counted.set(ep.key, c)
+  const main = mainPlan(c.plans)
+  log(`  ${ep.title}: ${c.large.join('/')} statements (small case ${c.small.join('/')}), main query ${main?.executionMs ?? '?'} ms`)
+}
+
+function mainPlan(plans: Plan[]) {
+  return plans.reduce<Plan | undefined>((m, p) => ((p.executionMs ?? -1) > (m?.executionMs ?? -1) ? p : m), undefined)
+}
+
+// ----- 2. load over HTTP -----------------------------------------------------------------------
+
+const prepared = (calls: Call[]): PreparedRequest[] =>
+  calls.map((c) => {
+    const { url, init } = toRequest(c)
+    return { method: c.method, url, headers: init.headers as Record<string, string>, body: init.body as string | undefined }
+  })
+
+const results = new Map<string, Summary>()
+for (const ep of endpoints.filter((e) => e.key !== 'create-homework')) {
+  const r = await runLoad({ requests: prepared(ep.load()), concurrency: CONCURRENCY, durationMs: SECONDS * 1000, warmupMs: WARMUP_MS })
+  const s = summarise(r)
+  results.set(ep.key, s)
+  log(`  ${ep.title}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms` +
+    (s.errors ? `, ${s.errors} errors (${s.firstError})` : ''))
+}
+await restore(admin, anchor, { keepSessions: true })
+
+// ----- 3. reminder fan-out: homework creation --------------------------------------------------
+
+log(`reminder fan-out: ${FANOUT_REQUESTS} homework in the ${big.size}-student course, ${FANOUT_CONCURRENCY} concurrent`)
+const createEp = endpoints.find((e) => e.key === 'create-homework')!
+const fanout = summarise(await runLoad({ requests: prepared(createEp.load()), concurrency: FANOUT_CONCURRENCY, maxRequests: FANOUT_REQUESTS }))
+results.set('create-homework', fanout)
+const [fanoutEvents] = await admin<{ tasks: number; events: number }[]>`
+  select count(distinct t.id)::int as tasks, count(e.id)::int as events
+    from learning_tasks t left join homework_reminder_events e on e.task_id = t.id
+   where t.created_at > ${anchor} and t.course_id = ${big.id}`
+const fanoutWindowS = fanout.requests / fanout.rps
+log(`  ${fanoutEvents!.tasks} homework, ${fanoutEvents!.events} events: p50 ${fanout.p50.toFixed(1)} ms, p95 ${fanout.p95.toFixed(1)} ms, ` +
+  `${(fanoutEvents!.events / fanoutWindowS).toFixed(0)} events/s generated`)
+await restore(admin, anchor, { keepSessions: true })
+
+// ----- 4. dispatch -----------------------------------------------------------------------------
+
+/** One homework per course (first point), opened 2 days ago and due an hour ago; events for every student (first `count`); a quarter submitted early. */
+async function setupDue(count: number) {
+  const now = clock.now()
+  await admin.begin(async (tx) => {
+    const tasks = await tx<{ id: string }[]>`
+      insert into learning_tasks (id, point_id, course_id, title, task_kind, task_type, material_type, content,
+                                  start_at, due_at, sort_order, created_at)
+      select gen_uuid_v7(), kp.id, kp.course_id, 'Dispatch benchmark homework', 'HOMEWORK', 'MEDIA', 'TEXT', '<p>Due already.</p>',
+             ${now}::timestamptz - interval '2 days', ${now}::timestamptz - interval '1 hour', 100, ${now}
+        from knowledge_points kp join learning_units lu on lu.id = kp.unit_id
+       where lu.sort_order = 1 and kp.sort_order = 1
+      returning id`
+    const ids = tasks.map((t) => t.id)
+    await tx`
+      insert into learning_submissions (id, task_id, course_id, student_id, content, status, late, submitted_at)
+      select gen_uuid_v7(), t.id, t.course_id, m.user_id, '<p>Done early.</p>', 'SUBMITTED', false, ${now}::timestamptz - interval '30 hours'
+        from learning_tasks t join course_members m on m.course_id = t.course_id
+       where t.id = any(${ids}::uuid[]) and random() < 0.25`
+    await tx`
+      insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
+      select gen_uuid_v7(), x.task_id, x.user_id, x.trigger_type, x.scheduled_at, ${now}
+        from (select t.id as task_id, m.user_id, tr.trigger_type, tr.scheduled_at
+                from learning_tasks t
+                join course_members m on m.course_id = t.course_id
+               cross join lateral (values ('START', t.start_at), ('BEFORE_DUE_24H', t.due_at - interval '24 hours'), ('DUE', t.due_at))
+                     as tr (trigger_type, scheduled_at)
+               where t.id = any(${ids}::uuid[])
+               order by t.id, m.user_id, tr.trigger_type
+               limit ${count}) x`
+  })
+  await admin`analyze homework_reminder_events`
+  const [due] = await admin<{ n: number }[]>`
+    select count(*)::int as n from homework_reminder_events where scheduled_at <= ${clock.now()} and sent_at is null and not canceled`
+  return due!.n
+}
+
+// Statements per batch, on a small due set through the counting pool.
+log('dispatch: statements per batch')
+await setupDue(1_000)
+const dispatchCount = await counting.record(() => dispatch(counting.sql, clock.now()))
+const batches: Statement[][] = []
+for (const st of dispatchCount.statements) {
+  if (/^\s*begin/i.test(st.text)) batches.push([])
+  batches[batches.length - 1]?.push(st)
+}
+const perBatch = [...new Set(batches.slice(0, -1).map((b) => b.length))]
+const firstBatch = batches[0] ?? []
+await restore(admin, anchor, { keepSessions: true })
+
+// Plans of one full batch against the real backlog (replayed and rolled back).
+const dueCount1 = await setupDue(DISPATCH_EVENTS)
+const claimIds = (await admin<{ id: string }[]>`
+  select id from homework_reminder_events
+   where scheduled_at <= ${clock.now()} and sent_at is null and not canceled
+   order by scheduled_at, id limit ${DEFAULT_BATCH_SIZE}`).map((r) => r.id)
+const dispatchPlans = await explainAll(admin, firstBatch, (ps) => ps.map((p) => (Array.isArray(p) ? claimIds : p)))
+
+interface DispatchRun {
+  dispatchers: number
+  due: number
+  sent: number
+  canceled: number
+  seconds: number
+  eventsPerSecond: number
+  notifications: number
+}
+async function timeDispatch(dispatchers: number, due: number): Promise<DispatchRun> {
+  const pools = [db.sql, ...Array.from({ length: dispatchers - 1 }, () => postgres(DATABASE_URL, { onnotice: () => {}, max: 2 }) as unknown as Sql)]
+  const now = clock.now()
+  const started = performance.now()
+  const runs = await Promise.all(pools.map((p) => dispatch(p, now)))
+  const seconds = (performance.now() - started) / 1000
+  for (const p of pools.slice(1)) await p.end({ timeout: 5 })
+  const sent = runs.reduce((n, r) => n + r.sent, 0)
+  const canceled = runs.reduce((n, r) => n + r.canceled, 0)
+  const [n] = await admin<{ notifications: number; left: number }[]>`
+    select (select count(*) from notifications where delivered_at > ${anchor} and notification_type = 'HOMEWORK_REMINDER')::int as notifications,
+           (select count(*) from homework_reminder_events where scheduled_at <= ${now} and sent_at is null and not canceled)::int as left`
+  if (n!.left !== 0 || n!.notifications !== sent || sent + canceled !== due) {
+    throw new Error(`dispatch bookkeeping is off: due ${due}, sent ${sent}, canceled ${canceled}, notifications ${n!.notifications}, left ${n!.left}`)
+  }
+  return { dispatchers, due, sent, canceled, seconds, eventsPerSecond: (sent + canceled) / seconds, notifications: n!.notifications }
+}
+
+const dispatchRuns: DispatchRun[] = []
+log(`dispatch: ${dueCount1} due events, 1 dispatcher`)
+dispatchRuns.push(await timeDispatch(1, dueCount1))
+await restore(admin, anchor, { keepSessions: true })
+const dueCount2 = await setupDue(DISPATCH_EVENTS)
+log(`dispatch: ${dueCount2} due events, 2 dispatchers`)
+dispatchRuns.push(await timeDispatch(2, dueCount2))
+await restore(admin, anchor)
+for (const r of dispatchRuns) {
+  log(`  ${r.dispatchers} dispatcher(s): ${r.sent} sent + ${r.canceled} canceled in ${r.seconds.toFixed(2)} s = ${r.eventsPerSecond.toFixed(0)} events/s`)
+}
+
+// ----- 5. checks and report --------------------------------------------------------------------
+
+interface Check {
+  name: string
+  target: string
+  value: string
+  pass: boolean
+}
+const checks: Check[] = []
+const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–')
+for (const ep of endpoints) {
+  const s = results.get(ep.key)!
+  const c = counted.get(ep.key)!
+  if (ep.read) {
+    checks.push({ name: `${ep.title} p95`, target: `< ${TARGET_P95_MS} ms at ${CONCURRENCY} clients, no errors`, value: `${ms(s.p95)} ms, ${s.errors} errors`, pass: s.p95 < TARGET_P95_MS && s.errors === 0 })
+  } else if (s.errors) {
+    checks.push({ name: `${ep.title} errors`, target: 'none', value: `${s.errors} (${s.firstError})`, pass: false })
+  }
+  const all = [...c.large, ...c.small]
+  checks.push({
+    name: `${ep.title} statements/request`,
+    target: 'constant (same for the large and the small case)',
+    value: `${c.large[0]} (small case ${c.small[0]})`,
+    pass: all.every((n) => n === all[0]),
+  })
+  const scans = c.plans.flatMap(largeSeqScans)
+  checks.push({
+    name: `${ep.title} plans`,
+    target: 'no sequential scan of a large table',
+    value: scans.length ? scans.map((s) => `Seq Scan on ${s.table} (${s.rows} rows)`).join(', ') : 'none',
+    pass: scans.length === 0,
+  })
+}
+for (const r of dispatchRuns) {
+  checks.push({ name: `dispatch, ${r.dispatchers} dispatcher(s)`, target: `≥ ${TARGET_EVENTS_PER_S} events/s`, value: `${r.eventsPerSecond.toFixed(0)} events/s`, pass: r.eventsPerSecond >= TARGET_EVENTS_PER_S })
+}
+const dispatchScans = dispatchPlans.flatMap(largeSeqScans)
+checks.push({ name: 'dispatch plans', target: 'no sequential scan of a large table', value: dispatchScans.length ? dispatchScans.map((s) => `Seq Scan on ${s.table}`).join(', ') : 'none', pass: dispatchScans.length === 0 })
+checks.push({ name: 'dispatch statements/batch', target: 'constant', value: perBatch.join(', '), pass: perBatch.length === 1 })
+
+// ----- RESULTS.md and PLANS.md -----------------------------------------------------------------
+
+const KEEP_MARKER = '<!-- Everything below this line is hand-written and kept by bench/run.ts. -->'
+const resultsPath = join(import.meta.dir, 'RESULTS.md')
+const previous = (await Bun.file(resultsPath).exists()) ? await Bun.file(resultsPath).text() : ''
+const kept = previous.includes(KEEP_MARKER) ? previous.slice(previous.indexOf(KEEP_MARKER)) : `${KEEP_MARKER}\n`
+
+const cpu = cpus()
+const out: string[] = []
+const line = (s = '') => out.push(s)
+line('# Benchmark results')
+line()
+line(`Generated by \`bun run bench\` (bench/run.ts) on ${new Date().toISOString()}. Not part of \`bun test\`.`)
+line()
+line('## Machine and settings')
+line()
+line(`- ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, shared with other work:` +
+  ` load average ${loadAtStart.map((x) => x.toFixed(2)).join(' / ')} (1/5/15 min) when the run started, ${loadavg()[0]!.toFixed(2)} (1 min) when it ended.` +
+  ' Latencies on a busy machine are pessimistic; compare runs with similar load.')
+line(`- Bun ${Bun.version}; ${pg!.version.split(' on ')[0]}, shared_buffers ${pg!.shared_buffers}, work_mem ${pg!.work_mem}; the database is on the same machine.`)
+line(`- The app runs in-process (buildApp, the same deps as server.ts) on 127.0.0.1 with a pool of ${POOL_MAX} connections;` +
+  ` the load generator runs in a worker thread: ${CONCURRENCY} concurrent keep-alive clients, ${WARMUP_MS / 1000} s warm-up, then ${SECONDS} s measured per endpoint.`)
+line(`- The app's clock starts at the dataset's anchor (${anchor.toISOString()}), so due dates relative to it look the same on every run.`)
+line(`- Dataset ${seedInfo.reused ? `reused (seeded ${seedInfo.seededAt.toISOString()} in ${seedInfo.seconds.toFixed(0)} s)` : `seeded in this run in ${seedInfo.seconds.toFixed(0)} s`}; whatever a run adds is deleted again.`)
+line()
+line('## Dataset')
+line()
+line('| table / fact | rows |')
+line('|---|---:|')
+for (const [k, v] of Object.entries(sizes)) line(`| ${k.replaceAll('_', ' ')} | ${v.toLocaleString('en-US')} |`)
+line()
+line('## Targets')
+line()
+line('| check | target | result | |')
+line('|---|---|---|---|')
+for (const c of checks) line(`| ${c.name} | ${c.target} | ${c.value} | ${c.pass ? 'PASS' : '**FAIL**'} |`)
+line()
+line(`## HTTP endpoints (${CONCURRENCY} concurrent clients)`)
+line()
+line('| endpoint | req/s | p50 ms | p95 ms | p99 ms | statements/request |')
+line('|---|---:|---:|---:|---:|---:|')
+for (const ep of endpoints) {
+  const s = results.get(ep.key)!
+  line(`| ${ep.title} | ${s.rps.toFixed(0)} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${counted.get(ep.key)!.large[0]} |`)
+}
+line()
+line(`The homework-creation row is ${FANOUT_REQUESTS} requests at ${FANOUT_CONCURRENCY} concurrent clients (see "Reminder fan-out").`)
+for (const ep of endpoints) {
+  const s = results.get(ep.key)!
+  const c = counted.get(ep.key)!
+  line()
+  line(`### ${ep.title}`)
+  line()
+  line(`Caller: ${ep.who}. Response: ${c.items ? `${c.items}, ` : ''}${(c.responseBytes / 1024).toFixed(1)} KiB.`)
+  line()
+  line('| req/s | p50 ms | p95 ms | p99 ms | max ms | requests | errors | statements/request (large / small case) |')
+  line('|---:|---:|---:|---:|---:|---:|---:|---:|')
+  line(`| ${s.rps.toFixed(0)} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${ms(s.max)} | ${s.requests} | ${s.errors} | ${c.large.join(', ')} / ${c.small.join(', ')} |`)
+  line()
+  line('Statements of one request (EXPLAIN ANALYZE execution time, replayed alone):')
+  line()
+  const main = mainPlan(c.plans)
+  let k = 0
+  for (const st of c.statements) {
+    k++
+    if (isTxControl(st)) {
+      line(`${k}. \`${oneLine(st.text)}\``)
+      continue
+    }
+    const p = c.plans.find((x) => x.statement === st.text)
+    const scans = p ? largeSeqScans(p) : []
+    const small = p ? p.seqScans.filter((x) => !scans.includes(x)) : []
+    const note = p?.error
+      ? ` — not replayable: ${p.error}`
+      : p
+        ? ` — ${p.executionMs} ms${p === main ? ' (main query)' : ''}` +
+          (scans.length ? ` — **Seq Scan on ${scans.map((x) => `${x.table} (${x.rows} rows)`).join(', ')}**` : '') +
+          (small.length ? ` (seq scan of small ${small.map((x) => `${x.table}: ${x.rows} rows`).join(', ')})` : '')
+        : ''
+    line(`${k}. \`${oneLine(st.text)}\`${note}`)
+  }
+  if (main) {
+    line()
+    line('<details><summary>Plan of the main query</summary>')
+    line()
+    line('```')
+    line(main.text)
+    line('```')
+    line('</details>')
+  }
+}
+line()
+line('## Reminder fan-out (homework creation)')
+line()
+line(`${FANOUT_REQUESTS} homework created over HTTP in the ${big.size}-student course by ${FANOUT_CONCURRENCY} concurrent clients (spread over its ${bigPoints.length} knowledge points);` +
+  ` every trigger in the future, so each creates ${big.size} × 3 events in one INSERT … SELECT inside the request's transaction.`)
+line()
+line('| homework | events | events/request | req/s | p50 ms | p95 ms | p99 ms | events/s generated | statements/request |')
+line('|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+line(`| ${fanoutEvents!.tasks} | ${fanoutEvents!.events} | ${(fanoutEvents!.events / Math.max(1, fanoutEvents!.tasks)).toFixed(0)} | ${fanout.rps.toFixed(1)} | ${ms(fanout.p50)} | ${ms(fanout.p95)} | ${ms(fanout.p99)} | ${(fanoutEvents!.events / fanoutWindowS).toFixed(0)} | ${counted.get('create-homework')!.large[0]} |`)
+line()
+line('## Dispatch')
+line()
+line(`${DISPATCH_EVENTS.toLocaleString('en-US')} due events (one homework per course, due an hour ago; a quarter of the students had submitted, so their BEFORE_DUE_24H and DUE events are canceled instead of sent),` +
+  ` behind ${(sizes.pending_events ?? 0).toLocaleString('en-US')} pending future events. \`dispatch(sql, now)\` from src/modules/reminders/dispatch.ts, batch size ${DEFAULT_BATCH_SIZE};` +
+  ' two dispatchers are two pools (two instances) running at once.')
+line()
+line('| dispatchers | due events | sent | canceled | seconds | events/s |')
+line('|---:|---:|---:|---:|---:|---:|')
+for (const r of dispatchRuns) line(`| ${r.dispatchers} | ${r.due} | ${r.sent} | ${r.canceled} | ${r.seconds.toFixed(2)} | ${r.eventsPerSecond.toFixed(0)} |`)
+line()
+line(`Statements per batch: ${perBatch.join(', ')} (BEGIN, claim, cancel obsolete, insert notifications, mark sent, COMMIT); every sent event has exactly one notification and nothing due is left.`)
+line()
+line('Plans of one batch of the backlog (replayed, rolled back):')
+line()
+for (const p of dispatchPlans) {
+  const scans = largeSeqScans(p)
+  const small = p.seqScans.filter((x) => !scans.includes(x))
+  line(`- \`${oneLine(p.statement, 90)}\` — ${p.error ? `error: ${p.error}` : `${p.executionMs} ms`}` +
+    (scans.length ? ` — **Seq Scan on ${scans.map((x) => `${x.table} (${x.rows} rows)`).join(', ')}**` : '') +
+    (small.length ? ` (seq scan of small ${small.map((x) => `${x.table}: ${x.rows} rows`).join(', ')})` : ''))
+}
+line()
+line('Full plans of every statement: bench/PLANS.md.')
+line()
+await Bun.write(resultsPath, out.join('\n') + '\n' + kept)
+
+const plansOut: string[] = ['# Plans', '', `EXPLAIN (ANALYZE, BUFFERS) of every statement, generated by bench/run.ts on ${new Date().toISOString()}.`, '']
+const addPlans = (title: string, plans: Plan[]) => {
+  plansOut.push(`## ${title}`, '')
+  for (const p of plans) {
+    plansOut.push('```sql', p.statement.replace(/^\s*\n/, '').replace(/\n\s*$/, ''), '```', '')
+    plansOut.push('```', p.error ? `error: ${p.error}` : p.text, '```', '')
+  }
+}
+for (const ep of endpoints) addPlans(ep.title, counted.get(ep.key)!.plans)
+addPlans('dispatch: one batch', dispatchPlans)
+await Bun.write(join(import.meta.dir, 'PLANS.md'), plansOut.join('\n'))
+
+console.log('')
+for (const c of checks) console.log(`${c.pass ? 'PASS' : 'FAIL'}  ${c.name}: ${c.value} (target ${c.target})`)
+const failed = checks.filter((c) => !c.pass).length
+console.log(`\n${checks.length - failed} passed, ${failed} failed. Results: bench/RESULTS.md, plans: bench/PLANS.md (${((performance.now() - t0) / 1000).toFixed(0)} s)`)
+
+await app.stop(true)
+await db.close()
+await counting.sql.end({ timeout: 5 })
+await admin.end({ timeout: 5 })
+process.exit(0)
