@@ -48,11 +48,13 @@ export async function listHomework(sql: Sql, userId: string, courseId: string | 
          limit 1
       ) mine on true
       left join lateral (
+        -- The teacher-only counts test is_teacher inside each subquery, where it becomes a
+        -- one-time filter: a student's rows never run them (see bench/RESULTS.md).
         select (select count(distinct s.student_id)::int
                   from learning_submissions s
                   join course_members m on m.course_id = t.course_id and m.user_id = s.student_id
-                 where s.task_id = t.id) as submitted_count,
-               (select count(*)::int from course_members m where m.course_id = t.course_id) as student_count
+                 where mc.is_teacher and s.task_id = t.id) as submitted_count,
+               (select count(*)::int from course_members m where mc.is_teacher and m.course_id = t.course_id) as student_count
          where mc.is_teacher
       ) counts on true
      where ${courseId}::uuid is null or mc.id = ${courseId}::uuid

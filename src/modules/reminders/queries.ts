@@ -88,14 +88,21 @@ export async function cancelObsolete(tx: TxSql, ids: string[]) {
   const res = await tx`
     update homework_reminder_events e
        set canceled = true
-      from learning_tasks t
-     where e.id = any(${ids}::uuid[])
-       and t.id = e.task_id
+      from (
+        -- Membership as a keyed left join: NOT EXISTS under the OR below made the planner
+        -- scan every membership on each batch (see bench/RESULTS.md).
+        select c.id, t.task_kind, m.user_id as member_id
+          from homework_reminder_events c
+          join learning_tasks t on t.id = c.task_id
+          left join course_members m on m.course_id = t.course_id and m.user_id = c.target_user_id
+         where c.id = any(${ids}::uuid[])
+      ) x
+     where e.id = x.id
        and (
          (e.trigger_type in ('BEFORE_DUE_24H', 'DUE')
            and exists (select 1 from learning_submissions s where s.task_id = e.task_id and s.student_id = e.target_user_id))
-         or t.task_kind <> 'HOMEWORK'
-         or not exists (select 1 from course_members m where m.course_id = t.course_id and m.user_id = e.target_user_id)
+         or x.task_kind <> 'HOMEWORK'
+         or x.member_id is null
        )`
   return res.count
 }
