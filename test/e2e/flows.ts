@@ -1,17 +1,15 @@
 import { expect } from 'bun:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { expectAccessible, expectNoErrors, openTab, registerViaUi, uniqueName, type Tab } from './support.ts'
 
 /**
- * The end-to-end journeys, written once and run against whichever API is behind the pages:
- * the in-browser fake (pages.test.ts, now) or the real service (flow.test.ts, once merged).
+ * The end-to-end journeys against the real service, shared by flow.test.ts and the
+ * screenshot script.
  */
 export interface FlowEnv {
   browser: Browser
   baseUrl: string
-  /** Installs per-context routing (the fake API); absent for the real API. */
-  prepare?: (context: BrowserContext) => Promise<void>
-  /** The server's notion of now (the fake's clock or the test's ManualClock). */
+  /** The server's notion of now (the test's clock). */
   now: () => Date
   /** Moves server time forward and runs the reminder scan; false when no scan is available. */
   advanceAndDispatch: (ms: number) => Promise<boolean>
@@ -25,7 +23,6 @@ export const localInput = (d: Date) => d.toISOString().slice(0, 16)
 
 async function tab(env: FlowEnv): Promise<Tab> {
   const t = await openTab(env.browser, env.baseUrl, { viewport: env.viewport })
-  await env.prepare?.(t.context)
   return t
 }
 

@@ -1,15 +1,13 @@
 /**
  * Writes docs/screenshots/*.png for the README: `bun test/e2e/screenshots.ts`.
- * It walks the same journeys as the e2e tests, against the real API when every route exists,
- * otherwise against the in-browser fake of the course API (fake-api.ts), and says which.
+ * It walks the same journeys as the e2e tests against the real API.
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { defaultJobs } from '../../src/jobs.ts'
-import { FakeApi } from './fake-api.ts'
+import { reminderJob } from '../../src/jobs.ts'
 import { fullFlow, teacherToolsFlow, type FlowEnv } from './flows.ts'
-import { FLOW_ROUTES, hasChromium, launchBrowser, missingApiRoutes, OffsetClock, openTab, startServer, TOOLS_ROUTES } from './support.ts'
+import { hasChromium, launchBrowser, OffsetClock, openTab, startServer } from './support.ts'
 
 const OUT = join(import.meta.dir, '../../docs/screenshots')
 
@@ -39,9 +37,6 @@ mkdirSync(OUT, { recursive: true })
 const clock = new OffsetClock()
 const server = await startServer({ clock })
 const browser = await launchBrowser()
-const missing = await missingApiRoutes(server.app, [...FLOW_ROUTES, ...TOOLS_ROUTES])
-const fake = missing.length ? new FakeApi(server.baseUrl) : null
-console.log(fake ? `Using the in-browser fake API (${missing.length} API routes are not on this build yet).` : 'Using the real API.')
 
 const shoot = async (page: Page, file: string, fullPage = true) => {
   await page.screenshot({ path: join(OUT, `${file}.png`), fullPage })
@@ -51,18 +46,10 @@ const shoot = async (page: Page, file: string, fullPage = true) => {
 const env: FlowEnv = {
   browser,
   baseUrl: server.baseUrl,
-  prepare: fake ? (c) => fake.install(c) : undefined,
-  now: () => (fake ? fake.now() : clock.now()),
+  now: () => clock.now(),
   advanceAndDispatch: async (ms) => {
-    if (fake) {
-      fake.offsetMs += ms
-      fake.dispatchReminders()
-      return true
-    }
     clock.advance(ms)
-    const job = defaultJobs(server.deps).find((j) => /remind|dispatch/i.test(j.name))
-    if (!job) return false
-    await job.run(clock.now())
+    await reminderJob(server.deps).run(clock.now())
     return true
   },
   snapshot: async (page, name) => {

@@ -129,54 +129,6 @@ export async function loginViaUi(page: Page, identifier: string, password = PASS
 const ID = '00000000-0000-7000-8000-000000000000'
 
 /** The routes the issue's journey (fullFlow) drives. */
-export const FLOW_ROUTES: [string, string][] = [
-  ['POST', '/api/v1/courses'],
-  ['POST', '/api/v1/courses/join'],
-  ['GET', `/api/v1/courses/${ID}/workspace/modules`],
-  ['GET', `/api/v1/courses/${ID}/learning`],
-  ['POST', `/api/v1/courses/${ID}/learning/units`],
-  ['POST', `/api/v1/courses/${ID}/learning/units/${ID}/points`],
-  ['POST', `/api/v1/courses/${ID}/learning/points/${ID}/tasks`],
-  ['POST', `/api/v1/courses/${ID}/learning/tasks/${ID}/submissions`],
-  ['PATCH', `/api/v1/courses/${ID}/learning/submissions/${ID}/grade`],
-  ['GET', `/api/v1/courses/${ID}/homeworks`],
-  ['GET', '/api/v1/homeworks/mine'],
-  ['GET', '/api/v1/notifications'],
-  ['PATCH', `/api/v1/notifications/${ID}/read`],
-  ['PATCH', '/api/v1/notifications/read-all'],
-]
-
-/** The extra routes the teacher tools journey (teacherToolsFlow) drives. */
-export const TOOLS_ROUTES: [string, string][] = [
-  ['POST', `/api/v1/courses/${ID}/announcements`],
-  ['PUT', `/api/v1/courses/${ID}/workspace/modules`],
-  ['PATCH', `/api/v1/courses/${ID}/learning/points/${ID}/tasks/order`],
-  ['GET', `/api/v1/courses/${ID}/homeworks/${ID}/reminders`],
-  ['GET', `/api/v1/courses/${ID}/members`],
-  ['POST', `/api/v1/courses/${ID}/experiments`],
-  ['GET', `/api/v1/courses/${ID}/experiments/${ID}`],
-  ['POST', `/api/v1/experiments/${ID}/submissions`],
-  ['GET', `/api/v1/experiments/${ID}/submissions/latest`],
-  ['PATCH', `/api/v1/submissions/${ID}/grade`],
-  ['POST', `/api/v1/courses/${ID}/resources`],
-  ['GET', `/api/v1/courses/${ID}/grades/overview`],
-]
-
-/**
- * Which of these routes are missing on this build: an unauthenticated call to an existing route
- * answers 401 (or 400), a missing one 404 with the catalogue's generic "No route" NOT_FOUND.
- */
-export async function missingApiRoutes(app: Pick<TestContext, 'app'>['app'], routes: [string, string][]) {
-  const missing: string[] = []
-  for (const [method, path] of routes) {
-    const res = await app.handle(new Request(`http://localhost${path}`, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' }))
-    const body = (await res.json().catch(() => null)) as { code?: number; message?: string } | null
-    if (res.status === 404 && body?.code === 40400 && /^No route/.test(body.message ?? '')) missing.push(`${method} ${path}`)
-  }
-  return missing
-}
-
-/** A clock that follows real time plus an offset the test can move forward. */
 export class OffsetClock {
   offsetMs = 0
   now() {
