@@ -98,9 +98,12 @@ describe('error handler', async () => {
       await db.sql`select ${'not-a-uuid'}::uuid`
     })
     .get('/dup', async () => {
-      await db.sql`create temporary table if not exists dup_probe (id int primary key)`
-      await db.sql`insert into dup_probe values (1) on conflict do nothing`
-      await db.sql`insert into dup_probe values (1)`
+      // One transaction: a temporary table lives on one pooled connection only.
+      await db.sql.begin(async (tx) => {
+        await tx`create temporary table dup_probe (id int primary key) on commit drop`
+        await tx`insert into dup_probe values (1)`
+        await tx`insert into dup_probe values (1)`
+      })
     })
     .get('/down', () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
