@@ -5,6 +5,7 @@ import { ERROR_CATALOGUE, forbidden, unauthenticated } from './errors.ts'
 import { courseAccess, type CourseLevel, type CurrentUser, type Role } from './guards.ts'
 
 export const SESSION_COOKIE = 'cls_session'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 interface SessionRow {
   session_id: string
@@ -55,31 +56,45 @@ export function bearerOrCookie(headers: Record<string, string | undefined>, cook
 export function authPlugin(deps: Deps) {
   const { sql, clock } = deps
   const tokens = tokenSigner(deps.config.jwtSecret)
+  const authenticated = new WeakMap<Request, Authenticated>()
+
+  async function authenticate(headers: Record<string, string | undefined>, cookieValue: unknown): Promise<Authenticated> {
+    const token = bearerOrCookie(headers, cookieValue)
+    if (!token) throw unauthenticated()
+    const payload = await tokens.verify(token)
+    const sid = payload && typeof payload.sid === 'string' ? payload.sid : null
+    // A well-signed token always names a UUID; anything else never reaches SQL.
+    if (!sid || !UUID.test(sid)) throw unauthenticated()
+    const [row] = await sql<SessionRow[]>`
+      select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at
+        from sessions s join users u on u.id = s.user_id
+       where s.id = ${sid} and s.revoked_at is null and s.expires_at > ${clock.now()}`
+    if (!row) throw unauthenticated()
+    const user: CurrentUser = {
+      id: row.id,
+      username: row.username,
+      email: row.email,
+      displayName: row.display_name,
+      role: row.role,
+      createdAt: row.created_at,
+    }
+    return { user, sessionId: row.session_id }
+  }
+
   return new Elysia({ name: 'auth' })
     .decorate('tokens', tokens)
     .macro({
       auth: {
         detail: authDetail,
-        async resolve({ headers, cookie }) {
-          const token = bearerOrCookie(headers, cookie[SESSION_COOKIE]?.value)
-          if (!token) throw unauthenticated()
-          const payload = await tokens.verify(token)
-          const sid = payload && typeof payload.sid === 'string' ? payload.sid : null
-          if (!sid) throw unauthenticated()
-          const [row] = await sql<SessionRow[]>`
-            select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at
-              from sessions s join users u on u.id = s.user_id
-             where s.id = ${sid} and s.revoked_at is null and s.expires_at > ${clock.now()}`
-          if (!row) throw unauthenticated()
-          const user: CurrentUser = {
-            id: row.id,
-            username: row.username,
-            email: row.email,
-            displayName: row.display_name,
-            role: row.role,
-            createdAt: row.created_at,
-          }
-          return { user, sessionId: row.session_id }
+        // Authenticate in `transform`, which runs before schema validation: an anonymous
+        // request is a 401 whatever its body, and validation messages are only shown to users.
+        async transform({ request, headers, cookie }) {
+          authenticated.set(request, await authenticate(headers, cookie[SESSION_COOKIE]?.value))
+        },
+        resolve({ request }) {
+          const who = authenticated.get(request)
+          if (!who) throw unauthenticated()
+          return who
         },
       },
     })
@@ -87,10 +102,11 @@ export function authPlugin(deps: Deps) {
       role: (role: Role) => ({
         auth: true,
         detail: guardedDetail,
-        resolve(ctx) {
-          const { user } = ctx as unknown as Authenticated
-          if (user.role !== role) throw forbidden(role === 'TEACHER' ? 'Only teachers can do this.' : 'Only students can do this.')
-          return {}
+        // Also before validation: the wrong role learns nothing about the payload's rules.
+        transform({ request }) {
+          const who = authenticated.get(request)
+          if (!who) throw unauthenticated()
+          if (who.user.role !== role) throw forbidden(role === 'TEACHER' ? 'Only teachers can do this.' : 'Only students can do this.')
         },
       }),
       course: (level: CourseLevel) => ({

@@ -8,9 +8,31 @@ export const MAX_JSON_BYTES = 1024 * 1024
 /** Room for multipart boundaries, part headers and the small text fields next to a file. */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024
 
+/** Deeper JSON is refused before validation: no payload of ours nests beyond a few levels. */
+export const MAX_JSON_DEPTH = 32
+
+/** True when `value` nests objects/arrays deeper than `limit`. Iterative, stops early. */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]]
+  while (stack.length) {
+    const [v, depth] = stack.pop()!
+    if (v === null || typeof v !== 'object') continue
+    if (depth >= limit) return true
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+    }
+  }
+  return false
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-const ACCEPTED_BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded']
+// Forms (urlencoded) are not an API format here: refusing them, and multipart outside the upload
+// routes, means a cross-site HTML form can never produce a request the API acts on.
+const ACCEPTED_BODY_TYPES = ['application/json', 'multipart/form-data']
+
+const isMultipart = (request: Request) =>
+  (request.headers.get('content-type') ?? '').toLowerCase().startsWith('multipart/form-data')
 
 interface RequestMeta {
   id: string
@@ -125,6 +147,18 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
         })
       }
     })
+    // Validating a pathologically nested body costs time quadratic in its depth (a 200 KB
+    // body of brackets took seconds), so it is refused as soon as it is parsed.
+    .onTransform({ as: 'global' }, ({ body, request }) => {
+      // Upload routes read multipart themselves (`parse: 'none'`), so a multipart body that
+      // Elysia parsed into an object reached a JSON route.
+      if (body !== null && typeof body === 'object' && isMultipart(request)) {
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'This endpoint takes application/json.')
+      }
+      if (body !== null && typeof body === 'object' && nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+        throw new AppError('MALFORMED_REQUEST', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`)
+      }
+    })
     .onError({ as: 'global' }, ({ code, error: thrown, set, request, path }) => {
       const requestId = requestIdOf(request)
       set.headers['content-type'] = 'application/json; charset=utf-8'
@@ -166,6 +200,10 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
           set.status = mapped.status
           return mapped.body
         }
+      }
+      if ((error as any)?.name === 'RangeError' && /call stack/i.test(String((error as any)?.message))) {
+        set.status = 400
+        return envelopeOf('MALFORMED_REQUEST', 'The request body is nested too deeply.')
       }
       if ((error as any)?.name === 'RangeError' && /body|size|large/i.test(String((error as any)?.message))) {
         set.status = 413

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
-import { authPlugin } from '../../src/http/auth.ts'
+import { z } from 'zod'
+import { authPlugin, tokenSigner } from '../../src/http/auth.ts'
 import { ok } from '../../src/http/envelope.ts'
 import { CourseParams } from '../../src/http/params.ts'
 import { plumbing } from '../../src/http/plumbing.ts'
@@ -16,6 +17,7 @@ describe('authorization guards', async () => {
     .get('/student-only', ({ user }) => ok(user.id), { role: 'STUDENT' })
     .get('/courses/:courseId/read', ({ course }) => ok(course), { course: 'member', params: CourseParams })
     .get('/courses/:courseId/write', ({ course }) => ok(course), { course: 'teacher', params: CourseParams })
+    .post('/teacher-form', ({ body }) => ok(body), { role: 'TEACHER', body: z.object({ title: z.string().min(1) }) })
   const p = client(probe, '')
 
   const teacher = await signUp(api, 'TEACHER')
@@ -61,5 +63,27 @@ describe('authorization guards', async () => {
     const bad = await p.get('/courses/not-a-uuid/read', { token: student.token })
     expect(bad.status).toBe(400)
     expect(bad.data.fields[0].field).toBe('courseId')
+  })
+  test('identity and role are checked before the payload: anonymous → 401, wrong role → 403, then 400', async () => {
+    const invalid = { json: { title: 42 } }
+    const anonymous = await p.post('/teacher-form', invalid)
+    expect([anonymous.status, anonymous.code]).toEqual([401, 40100])
+    const wrongRole = await p.post('/teacher-form', { ...invalid, token: student.token })
+    expect([wrongRole.status, wrongRole.code]).toEqual([403, 40300])
+    const teacherBad = await p.post('/teacher-form', { ...invalid, token: teacher.token })
+    expect([teacherBad.status, teacherBad.code]).toEqual([400, 40001])
+    expect(teacherBad.data.fields[0].field).toBe('title')
+    const good = await p.post('/teacher-form', { json: { title: 'ok' }, token: teacher.token })
+    expect([good.status, good.data]).toEqual([200, { title: 'ok' }])
+    const anonymousMalformed = await p.post('/teacher-form', { raw: '{not json', headers: { 'content-type': 'application/json' } })
+    expect(anonymousMalformed.status).toBe(400) // the body is parsed before anything else can run
+  })
+
+  test('a correctly signed token whose session id is not a UUID is a 401, not a database error', async () => {
+    const forged = await tokenSigner(deps.config.jwtSecret).sign({ sid: "x' or 1=1 --" })
+    const r = await p.get('/teacher-only', { token: forged })
+    expect([r.status, r.code]).toEqual([401, 40100])
+    const numeric = await tokenSigner(deps.config.jwtSecret).sign({ sid: 12 as unknown as string })
+    expect((await p.get('/teacher-only', { token: numeric })).status).toBe(401)
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { createLogger } from '../../src/lib/log.ts'
-import { plumbing } from '../../src/http/plumbing.ts'
+import { nestsDeeperThan, plumbing } from '../../src/http/plumbing.ts'
 import { client, testApp, testDatabase } from '../support/harness.ts'
 
 describe('HTTP conventions', async () => {
@@ -49,10 +49,46 @@ describe('HTTP conventions', async () => {
     expect(r.data.fields.map((f: { field: string }) => f.field)).toContain(field)
   })
 
+  test('deeply nested JSON is refused before validation → 400 40000, promptly', async () => {
+    const nested = (depth: number) => '{"identifier":' + '['.repeat(depth) + ']'.repeat(depth) + ',"password":"x"}'
+    for (const depth of [40, 200_000]) {
+      const r = await api.post('/auth/login', { raw: nested(depth), headers: { 'content-type': 'application/json' } })
+      expect([r.status, r.code]).toEqual([400, 40000])
+      expect(r.message).toContain('32 levels')
+    }
+    // Ordinary nesting is untouched: the same request shallowly nested fails validation instead.
+    const shallow = await api.post('/auth/login', { raw: nested(3), headers: { 'content-type': 'application/json' } })
+    expect([shallow.status, shallow.code]).toEqual([400, 40001])
+  })
+
+  test('nesting depth counts containers: exactly the limit passes, one more is refused', () => {
+    const levels = (n: number): unknown => (n === 0 ? 'leaf' : n % 2 ? { k: levels(n - 1) } : [levels(n - 1)])
+    expect(nestsDeeperThan(levels(32), 32)).toBe(false)
+    expect(nestsDeeperThan(levels(33), 32)).toBe(true)
+    expect(nestsDeeperThan({ a: 1, b: [1, 2, { c: null }] }, 2)).toBe(true)
+    expect(nestsDeeperThan({ a: 1, b: [1, 2, 3] }, 2)).toBe(false)
+  })
+
   test('unsupported content type → 415', async () => {
     const r = await api.post('/auth/login', { raw: 'identifier=x', headers: { 'content-type': 'text/plain' } })
     expect(r.status).toBe(415)
     expect(r.code).toBe(41500)
+  })
+
+  test('HTML-form encodings on JSON routes → 415, nothing written (no cross-site form can drive the API)', async () => {
+    const username = `form_${Date.now().toString(36)}`
+    const fields = { username, email: `${username}@example.test`, password: 'long enough password', role: 'STUDENT' }
+    const urlencoded = await api.post('/auth/register', {
+      raw: new URLSearchParams(fields).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
+    expect([urlencoded.status, urlencoded.code]).toEqual([415, 41500])
+    const form = new FormData()
+    for (const [k, v] of Object.entries(fields)) form.append(k, v)
+    const multipart = await api.post('/auth/register', { form })
+    expect([multipart.status, multipart.code]).toEqual([415, 41500])
+    const login = await api.post('/auth/login', { json: { identifier: username, password: fields.password } })
+    expect(login.status).toBe(401)
   })
 
   test('JSON body over the limit → 413 envelope', async () => {
