@@ -271,12 +271,15 @@ describe('grading', () => {
 
     clock.set('2026-11-22T10:00:00.000Z')
     const again = await w.api.patch(gradePath(sub.id), { token: w.teacher.token, json: { score: 100 } })
-    expect(again.data).toMatchObject({ score: 100, feedback: null, gradedAt: '2026-11-22T10:00:00.000Z' })
+    expect(again.data).toMatchObject({ score: 100, gradedAt: '2026-11-22T10:00:00.000Z' })
+    expect(again.data.feedback).toStartWith('<p>Good</p>') // omitted: kept, as for experiments
+    const cleared = await w.api.patch(gradePath(sub.id), { token: w.teacher.token, json: { score: 100, feedback: null } })
+    expect(cleared.data).toMatchObject({ score: 100, feedback: null })
 
     const notes = await w.deps.sql<{ notification_type: string; action_path: string; title: string; content: string; delivered_at: Date }[]>`
       select notification_type, action_path, title, content, delivered_at from notifications
        where user_id = ${w.student.id} and action_path like ${`%taskId=${media.id}`} order by delivered_at`
-    expect(notes).toHaveLength(2)
+    expect(notes).toHaveLength(3) // one per grading, the clearing regrade included
     expect(notes[0]).toMatchObject({ notification_type: 'SUBMISSION_GRADED', action_path: `/courses/${w.course.id}?taskId=${media.id}` })
     expect(notes[0]!.content).toContain('87.5/100')
     expect(notes[1]!.content).toContain('100/100')

@@ -235,7 +235,7 @@ function submissionRoutes(deps: Deps) {
         detail: {
           summary: 'Grade or regrade a submission',
           description:
-            'score 0-100 (decimals kept to two places), feedback optional rich text. Regrading replaces score and feedback and sets gradedAt again. The student is notified.',
+            'score 0-100 (decimals kept to two places), `feedback` rich text (sanitised): omitted keeps the current feedback, null clears it. Regrading replaces the score and sets gradedAt again. The student is notified.',
         },
       },
     )

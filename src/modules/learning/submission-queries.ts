@@ -52,14 +52,18 @@ export async function listSubmissions(sql: Db, taskId: string, studentId: string
   return { items, total: count?.total ?? 0 }
 }
 
-/** Grades (or regrades) a submission of the course; returns it with the task title, or nothing. */
+/**
+ * Grades (or regrades) a submission of the course; returns it with the task title, or nothing.
+ * `feedback` undefined keeps the current feedback, null clears it.
+ */
 export async function gradeSubmission(
   sql: Db,
-  g: { courseId: string; submissionId: string; score: number; feedback: string | null; graderId: string; now: Date },
+  g: { courseId: string; submissionId: string; score: number; feedback: string | null | undefined; graderId: string; now: Date },
 ) {
+  const keep = g.feedback === undefined
   const [row] = await sql<(SubmissionRow & { task_title: string })[]>`
     update learning_submissions s
-       set score = ${g.score}, feedback = ${g.feedback}, status = 'GRADED', graded_at = ${g.now}, graded_by = ${g.graderId}
+       set score = ${g.score}, feedback = case when ${keep} then s.feedback else ${g.feedback ?? null} end, status = 'GRADED', graded_at = ${g.now}, graded_by = ${g.graderId}
       from users u, learning_tasks t
      where s.id = ${g.submissionId} and s.course_id = ${g.courseId} and u.id = s.student_id and t.id = s.task_id
     returning s.id, s.task_id, s.course_id, s.student_id, u.username, u.display_name, s.content, s.answers,

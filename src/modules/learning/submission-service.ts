@@ -94,9 +94,12 @@ export async function listSubmissions(sql: Sql, course: CourseAccess, user: Curr
   return page(items.map(toSubmission), total, query)
 }
 
-/** Grades or regrades (score and feedback are replaced, gradedAt set again) and tells the student. */
+/**
+ * Grades or regrades (score replaced, gradedAt set again) and tells the student. Feedback as
+ * for experiments: omitted keeps the current one, null (or empty after sanitising) clears it.
+ */
 export async function grade(sql: Sql, courseId: string, grader: CurrentUser, submissionId: string, body: GradeBody, now: Date) {
-  const feedback = body.feedback ? sanitizeRichText(body.feedback) || null : null
+  const feedback = body.feedback === undefined ? undefined : body.feedback === null ? null : sanitizeRichText(body.feedback) || null
   return sql.begin(async (tx) => {
     const row = await q.gradeSubmission(tx, { courseId, submissionId, score: body.score, feedback, graderId: grader.id, now })
     if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
