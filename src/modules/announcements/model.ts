@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
-import { plainText } from '../courses/model.ts'
+import { plainText } from '../../http/text.ts'
 
 export const TITLE_MAX = 200
 /** Raw input limit, before sanitising (about 100 KB of HTML). */

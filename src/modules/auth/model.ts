@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+import { plainText } from '../../http/text.ts'
 
 export const RoleSchema = z.enum(['STUDENT', 'TEACHER'])
 
@@ -12,7 +13,7 @@ export const RegisterBody = z.object({
     .regex(/^[A-Za-z0-9_.-]+$/, 'may contain only letters, digits, "_", "." and "-"'),
   email: z.string().trim().max(254).pipe(z.email('must be a valid email address')),
   password: z.string().min(8, 'must be 8-128 characters').max(128, 'must be 8-128 characters'),
-  displayName: z.string().trim().min(1).max(64).optional(),
+  displayName: plainText({ min: 1, max: 64 }).optional(),
   role: RoleSchema.optional(),
 })
 export type RegisterBody = z.infer<typeof RegisterBody>

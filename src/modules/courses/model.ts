@@ -1,23 +1,9 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+import { plainText } from '../../http/text.ts'
 
 export const TITLE_MAX = 120
 export const DESCRIPTION_MAX = 5000
-
-const CONTROL = /[\u0000-\u001F\u007F]/
-const CONTROL_EXCEPT_LINES = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
-
-/**
- * A plain-text field (not rich text): trimmed and stored as typed; clients render it as text.
- * Control characters are refused (PostgreSQL cannot store NUL); `multiline` allows tabs and line breaks.
- */
-export const plainText = (opts: { min: number; max: number; multiline?: boolean }) =>
-  z
-    .string()
-    .trim()
-    .min(opts.min, 'must not be empty')
-    .max(opts.max, `must be at most ${opts.max} characters`)
-    .refine((s) => !(opts.multiline ? CONTROL_EXCEPT_LINES : CONTROL).test(s), 'must not contain control characters')
 
 const Title = plainText({ min: 1, max: TITLE_MAX })
 const Description = plainText({ min: 0, max: DESCRIPTION_MAX, multiline: true })

@@ -1,12 +1,13 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+import { plainText } from '../../http/text.ts'
 
 /** Requests accept any ISO-8601 date-time with an offset (`Z` or `+08:00`). */
 const DateTimeInput = z.iso
   .datetime({ offset: true, message: 'must be an ISO-8601 date-time with an offset, e.g. 2026-12-01T23:59:00+08:00' })
   .transform((s) => new Date(s))
 
-const Title = z.string().trim().min(1, 'must be 1-200 characters').max(200, 'must be 1-200 characters')
+const Title = plainText({ min: 1, max: 200 })
 const Description = z.string().max(50_000, 'must be at most 50,000 characters')
 
 export const ExperimentCreate = z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+import { plainText } from '../../http/text.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Limits. Plain-text fields (titles, descriptions, stems, options) are stored as given and
@@ -21,8 +22,8 @@ export const LIMITS = {
   reorder: 1_000,
 } as const
 
-const Title = z.string().trim().min(1, 'must not be empty').max(LIMITS.title, `must be at most ${LIMITS.title} characters`)
-const Description = z.string().trim().max(LIMITS.description, `must be at most ${LIMITS.description} characters`)
+const Title = plainText({ min: 1, max: LIMITS.title })
+const Description = plainText({ min: 0, max: LIMITS.description, multiline: true })
 const RichText = (max: number) => z.string().max(max, `must be at most ${max} characters`)
 /** Any ISO-8601 date-time with an offset (or Z). */
 const DateTimeInput = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time with an offset' })
@@ -65,9 +66,9 @@ export const QuestionInput = z
     /** Kept when it names a question the task already has (edits keep answer references). */
     id: Uuid.optional(),
     type: QuestionType,
-    stem: z.string().trim().min(1, 'must not be empty').max(LIMITS.stem, `must be at most ${LIMITS.stem} characters`),
+    stem: plainText({ min: 1, max: LIMITS.stem, multiline: true }),
     options: z
-      .array(z.string().trim().min(1, 'must not be empty').max(LIMITS.option, `must be at most ${LIMITS.option} characters`))
+      .array(plainText({ min: 1, max: LIMITS.option }))
       .max(LIMITS.maxOptions, `at most ${LIMITS.maxOptions} options`)
       .optional(),
     correctOptions: z.array(z.int('must be whole numbers').min(0, 'must be 0 or more')).max(LIMITS.maxOptions).optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+import { plainText } from '../../http/text.ts'
 import { PageQuery } from '../../http/pagination.ts'
 
 export const ResourceType = z.enum(['FILE', 'VIDEO', 'LINK'], { message: 'must be FILE, VIDEO or LINK' })
@@ -29,11 +30,11 @@ const HttpUrl = z
   })
   .meta({ format: 'uri' })
 
-const Category = z.string().trim().max(64, 'must be at most 64 characters')
+const Category = plainText({ min: 0, max: 64 })
 
 export const ResourceForm = z
   .object({
-    name: z.string().trim().min(1, 'must be 1-200 characters').max(200, 'must be 1-200 characters'),
+    name: plainText({ min: 1, max: 200 }),
     type: ResourceType,
     category: Category.optional(),
     file: z.file({ message: 'must be a file' }).optional().meta({ description: 'Required for FILE, not allowed otherwise.' }),
