@@ -373,3 +373,99 @@ describe('teacher-only data stays with the teacher', () => {
     expect(failures).toEqual([])
   })
 })
+
+describe('bodies cannot reach into another course', () => {
+  const T = { token: A.teacher.token }
+  const base = `/courses/${A.course.id}`
+
+  test('a FILE task cannot use a resource of course B', async () => {
+    const r = await api.post(`${base}/learning/points/${A.point.id}/tasks`, {
+      ...T,
+      json: { title: 'Borrowed', taskType: 'MEDIA', materialType: 'FILE', resourceId: B.resource.id },
+    })
+    expect({ status: r.status, code: r.code }).toEqual({ status: 400, code: 40001 })
+    expect(r.data.fields.map((f: { field: string }) => f.field)).toEqual(['resourceId'])
+    expect(leaked(r, B)).toEqual([])
+  })
+
+  test('a quiz answer cannot name a question of course B’s quiz', async () => {
+    const r = await api.post(`${base}/learning/tasks/${A.quiz.id}/submissions`, {
+      token: A.student.token,
+      json: { answers: [{ questionId: B.quiz.questionId, selectedOptions: [1] }] },
+    })
+    expect({ status: r.status, code: r.code }).toEqual({ status: 400, code: 40001 })
+    expect(r.data.fields.map((f: { field: string }) => f.field)).toEqual(['answers.0.questionId'])
+  })
+
+  test('a reorder cannot pull in a task of course B', async () => {
+    const ids = (await w.sql<{ id: string }[]>`select id from learning_tasks where point_id = ${A.point.id} order by sort_order`).map((r) => r.id)
+    const r = await api.patch(`${base}/learning/points/${A.point.id}/tasks/order`, { ...T, json: { orderedTaskIds: [...ids.slice(1), B.textTask.id] } })
+    expect({ status: r.status, code: r.code }).toEqual({ status: 400, code: 40001 })
+    const [moved] = await w.sql<{ point_id: string }[]>`select point_id from learning_tasks where id = ${B.textTask.id}`
+    expect(moved!.point_id).toBe(B.point.id)
+  })
+})
+
+describe('mass assignment: fields the caller may not set are ignored', () => {
+  const T = { token: A.teacher.token }
+  const base = `/courses/${A.course.id}`
+
+  test('a course keeps its id and teacher; the invite code is not set by the body', async () => {
+    const r = await api.patch(base, { ...T, json: { title: A.course.title, id: B.course.id, teacherId: B.teacher.id, inviteCode: 'AAAAAAAA' } })
+    expect({ status: r.status, code: r.code }).toEqual({ status: 200, code: 0 })
+    expect(r.data).toMatchObject({ id: A.course.id, teacher: { id: A.teacher.id } })
+    expect(r.data.inviteCode).not.toBe('AAAAAAAA')
+  })
+
+  test('a task stays in its course and point', async () => {
+    const r = await api.patch(`${base}/learning/tasks/${A.textTask.id}`, {
+      ...T,
+      json: { title: A.textTask.title, id: B.textTask.id, courseId: B.course.id, pointId: B.point.id },
+    })
+    expect({ status: r.status, code: r.code }).toEqual({ status: 200, code: 0 })
+    expect(r.data).toMatchObject({ id: A.textTask.id, courseId: A.course.id, pointId: A.point.id })
+  })
+
+  test('a student cannot submit as someone else, grade themselves or file under another course', async () => {
+    const r = await api.post(`${base}/learning/tasks/${A.textTask.id}/submissions`, {
+      token: A.student.token,
+      json: { content: '<p>x</p>', studentId: w.s3.id, score: 100, autoScore: 100, status: 'GRADED', courseId: B.course.id },
+    })
+    expect({ status: r.status, code: r.code }).toEqual({ status: 201, code: 0 })
+    expect(r.data).toMatchObject({ student: { id: A.student.id }, courseId: A.course.id, score: null, status: 'SUBMITTED' })
+
+    const file = await api.post(`/experiments/${A.experiment.id}/submissions`, {
+      token: A.student.token,
+      form: formOf({ file: new File(['x'], 'x.txt'), studentId: w.s3.id, score: '100', experimentId: B.experiment.id }),
+    })
+    expect({ status: file.status, code: file.code }).toEqual({ status: 201, code: 0 })
+    expect(file.data).toMatchObject({ student: { id: A.student.id }, experimentId: A.experiment.id, score: null })
+  })
+
+  test('registration ignores id, createdAt and a password hash', async () => {
+    const username = `mass${Date.now().toString(36)}`
+    const r = await api.post('/auth/register', {
+      json: { username, email: `${username}@example.test`, password: 'correct horse', id: B.teacher.id, createdAt: '2000-01-01T00:00:00Z', passwordHash: 'x' },
+    })
+    expect({ status: r.status, code: r.code }).toEqual({ status: 201, code: 0 })
+    expect(r.data.id).not.toBe(B.teacher.id)
+    expect(r.data.createdAt).not.toStartWith('2000')
+    const login = await api.post('/auth/login', { json: { identifier: username, password: 'correct horse' } })
+    expect(login.status).toBe(200)
+  })
+
+  test('an announcement or a module setting cannot be written into course B', async () => {
+    const ann = await api.post(`${base}/announcements`, { ...T, json: { title: 'Mine', content: '<p>c</p>', courseId: B.course.id, authorId: B.teacher.id } })
+    expect({ status: ann.status, code: ann.code }).toEqual({ status: 201, code: 0 })
+    expect(ann.data).toMatchObject({ courseId: A.course.id, author: { id: A.teacher.id } })
+
+    const before = await api.get(`/courses/${B.course.id}/workspace/modules`, { token: B.teacher.token })
+    const put = await api.put(`${base}/workspace/modules`, {
+      ...T,
+      json: { courseId: B.course.id, modules: [{ moduleKey: 'GRADES', enabled: false, sortOrder: 7, courseId: B.course.id }] },
+    })
+    expect({ status: put.status, code: put.code }).toEqual({ status: 200, code: 0 })
+    const after = await api.get(`/courses/${B.course.id}/workspace/modules`, { token: B.teacher.token })
+    expect(after.data).toEqual(before.data)
+  })
+})
