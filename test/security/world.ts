@@ -43,8 +43,6 @@ export interface World {
   spender: Account
 }
 
-export const UNKNOWN_ID = '01900000-0000-7000-8000-000000000000'
-export const HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(1)>'
 export const SECRET_MARK = 'TOPSECRET'
 
 function must(res: { status: number; body: unknown }, status: number, what: string) {
