@@ -1,0 +1,346 @@
+import type { Account, CallOptions, Client, Res } from '../support/harness.ts'
+import { uniq } from '../support/harness.ts'
+import { formOf, freshToken, type Side, type World } from './world.ts'
+
+/**
+ * The catalogue of every business route: who may call it and a valid request for it. The
+ * suites enumerate the app's live route table and look each route up here; a route without an
+ * entry (or an entry without a route) fails the suite, so a new route cannot escape it.
+ */
+
+export const PREFIX = '/api/v1'
+
+export interface LiveRoute {
+  method: string
+  /** Relative to the `/api/v1` prefix, with `:param` placeholders. */
+  path: string
+  /** `METHOD /path`, the catalogue key. */
+  key: string
+  params: string[]
+}
+
+/** The business routes under `/api/v1` in the app's route table. */
+export function liveRoutes(app: { routes: { method: string; path: string }[] }, prefix = PREFIX): LiveRoute[] {
+  return app.routes
+    .filter((r) => r.path.startsWith(`${prefix}/`) && r.method !== 'HEAD' && r.method !== 'ALL')
+    .map((r) => {
+      const path = r.path.slice(prefix.length)
+      return { method: r.method, path, key: `${r.method} ${path}`, params: [...path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!) }
+    })
+}
+
+/**
+ * Who may call a route:
+ *   public       anyone (register, login)
+ *   user         any logged-in user
+ *   teacherRole  any TEACHER account
+ *   studentRole  any STUDENT account (joining by invite code)
+ *   member       the course's teacher and its students
+ *   teacher      the course's teacher
+ *   student      a student of the course
+ *   owner        the submitting student and the course's teacher
+ *   self         the owner of the notification (anyone else: 404)
+ */
+export type Access = 'public' | 'user' | 'teacherRole' | 'studentRole' | 'member' | 'teacher' | 'student' | 'owner' | 'self'
+
+export interface RouteSpec {
+  access: Access
+  /** Status of a successful call by the authorised caller. */
+  ok: number
+  json?: (s: Side, w: World) => unknown
+  form?: (s: Side, w: World) => FormData
+  /** Rich-text fields (sanitised on write). */
+  rich?: string[]
+  /** Dot paths of enum-valued fields. */
+  enums?: string[]
+  /** Which of the side's ids fills a path parameter, where the default does not fit. */
+  ids?: Record<string, (s: Side) => string>
+  /** The call ends the caller's session (logout): it gets a throwaway session each time. */
+  spendsSession?: boolean
+  /** Query string appended to the path. */
+  query?: (s: Side) => string
+}
+
+const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString()
+
+export const ROUTES: Record<string, RouteSpec> = {
+  // Auth
+  'POST /auth/register': {
+    access: 'public',
+    ok: 201,
+    json: () => {
+      const username = uniq('reg')
+      return { username, email: `${username}@example.test`, password: 'correct horse battery', displayName: 'New user', role: 'STUDENT' }
+    },
+    enums: ['role'],
+  },
+  'POST /auth/login': {
+    access: 'public',
+    ok: 200,
+    json: (_s, w) => ({ identifier: w.loginTarget.username, password: w.loginTarget.password }),
+  },
+  'GET /auth/me': { access: 'user', ok: 200 },
+  'POST /auth/logout': { access: 'user', ok: 200, spendsSession: true },
+
+  // Courses
+  'POST /courses': { access: 'teacherRole', ok: 201, json: () => ({ title: 'Fuzzed course', description: 'plain' }) },
+  'GET /courses': { access: 'user', ok: 200 },
+  'POST /courses/join': {
+    access: 'studentRole',
+    ok: 200,
+    // The invite code may have been rotated by an earlier request.
+    json: async (s, w) => {
+      const [row] = await w.sql<{ invite_code: string }[]>`select invite_code from courses where id = ${s.course.id}`
+      return { inviteCode: row!.invite_code }
+    },
+  },
+  'GET /courses/:courseId': { access: 'member', ok: 200 },
+  'PATCH /courses/:courseId': { access: 'teacher', ok: 200, json: (s) => ({ title: s.course.title }) },
+  'POST /courses/:courseId/invite-code': { access: 'teacher', ok: 200 },
+  'GET /courses/:courseId/members': { access: 'member', ok: 200 },
+
+  // Announcements
+  'POST /courses/:courseId/announcements': {
+    access: 'teacher',
+    ok: 201,
+    json: () => ({ title: 'Notice', content: '<p>Hello</p>' }),
+    rich: ['content'],
+  },
+  'GET /courses/:courseId/announcements': { access: 'member', ok: 200 },
+  'PATCH /courses/:courseId/announcements/:announcementId': {
+    access: 'teacher',
+    ok: 200,
+    json: (s) => ({ title: s.announcement.title, content: '<p>Welcome</p>' }),
+    rich: ['content'],
+  },
+  'DELETE /courses/:courseId/announcements/:announcementId': { access: 'teacher', ok: 200 },
+
+  // Workspace
+  'GET /courses/:courseId/workspace/modules': { access: 'member', ok: 200 },
+  'PUT /courses/:courseId/workspace/modules': {
+    access: 'teacher',
+    ok: 200,
+    json: () => ({ modules: [{ moduleKey: 'QUIZ', enabled: true, sortOrder: 4 }] }),
+    enums: ['modules.0.moduleKey'],
+  },
+
+  // Learning structure
+  'GET /courses/:courseId/learning': { access: 'member', ok: 200 },
+  'POST /courses/:courseId/learning/units': { access: 'teacher', ok: 201, json: () => ({ title: 'Unit', description: 'd' }) },
+  'PATCH /courses/:courseId/learning/units/:unitId': { access: 'teacher', ok: 200, json: (s) => ({ title: s.unit.title }) },
+  'DELETE /courses/:courseId/learning/units/:unitId': { access: 'teacher', ok: 200 },
+  'POST /courses/:courseId/learning/units/:unitId/points': { access: 'teacher', ok: 201, json: () => ({ title: 'Point', description: 'd' }) },
+  'PATCH /courses/:courseId/learning/points/:pointId': { access: 'teacher', ok: 200, json: (s) => ({ title: s.point.title }) },
+  'DELETE /courses/:courseId/learning/points/:pointId': { access: 'teacher', ok: 200 },
+  'POST /courses/:courseId/learning/points/:pointId/tasks': {
+    access: 'teacher',
+    ok: 201,
+    json: () => ({ title: 'Task', taskKind: 'LEARNING', taskType: 'MEDIA', materialType: 'TEXT', content: '<p>Read</p>' }),
+    rich: ['content'],
+    enums: ['taskKind', 'taskType', 'materialType'],
+  },
+  'GET /courses/:courseId/learning/tasks/:taskId': { access: 'member', ok: 200 },
+  'PATCH /courses/:courseId/learning/tasks/:taskId': {
+    access: 'teacher',
+    ok: 200,
+    json: (s) => ({ title: s.textTask.title, taskKind: 'LEARNING', content: '<p>Read again</p>' }),
+    rich: ['content'],
+    enums: ['taskKind'],
+  },
+  'DELETE /courses/:courseId/learning/tasks/:taskId': { access: 'teacher', ok: 200 },
+  'PATCH /courses/:courseId/learning/points/:pointId/tasks/order': {
+    access: 'teacher',
+    ok: 200,
+    // Every task of the point, in its current order (other requests may have added tasks).
+    json: async (s, w) => ({
+      orderedTaskIds: (await w.sql<{ id: string }[]>`select id from learning_tasks where point_id = ${s.point.id} order by sort_order`).map(
+        (r) => r.id,
+      ),
+    }),
+  },
+
+  // Learning submissions
+  'POST /courses/:courseId/learning/tasks/:taskId/submissions': {
+    access: 'student',
+    ok: 201,
+    json: () => ({ content: '<p>My answer</p>' }),
+    rich: ['content'],
+  },
+  'GET /courses/:courseId/learning/tasks/:taskId/submissions': { access: 'member', ok: 200 },
+  'PATCH /courses/:courseId/learning/submissions/:submissionId/grade': {
+    access: 'teacher',
+    ok: 200,
+    json: () => ({ score: 90, feedback: '<p>Good</p>' }),
+    rich: ['feedback'],
+  },
+  'GET /courses/:courseId/learning/overview': { access: 'member', ok: 200 },
+
+  // Homework and reminders
+  'GET /courses/:courseId/homeworks': { access: 'member', ok: 200 },
+  'GET /homeworks/mine': { access: 'user', ok: 200, query: (s) => `?status=IN_PROGRESS&courseId=${s.course.id}` },
+  'GET /courses/:courseId/homeworks/:taskId/reminders': { access: 'teacher', ok: 200, ids: { taskId: (s) => s.homework.id } },
+
+  // Notifications
+  'GET /notifications': { access: 'user', ok: 200, query: () => '?unreadOnly=false' },
+  'PATCH /notifications/read-all': { access: 'user', ok: 200 },
+  'PATCH /notifications/:notificationId/read': { access: 'self', ok: 200 },
+
+  // Experiments
+  'POST /courses/:courseId/experiments': {
+    access: 'teacher',
+    ok: 201,
+    json: () => ({ title: 'Lab', description: '<p>Measure</p>', dueAt: iso(86400_000) }),
+    rich: ['description'],
+  },
+  'GET /courses/:courseId/experiments': { access: 'member', ok: 200 },
+  'GET /courses/:courseId/experiments/:experimentId': { access: 'member', ok: 200 },
+  'PATCH /courses/:courseId/experiments/:experimentId': {
+    access: 'teacher',
+    ok: 200,
+    json: (s) => ({ title: s.experiment.title, description: '<p>Measure</p>' }),
+    rich: ['description'],
+  },
+  'POST /experiments/:experimentId/submissions': {
+    access: 'student',
+    ok: 201,
+    form: () => formOf({ file: new File(['data'], 'data.txt', { type: 'text/plain' }), note: 'my note' }),
+  },
+  'GET /experiments/:experimentId/submissions': { access: 'member', ok: 200 },
+  'GET /experiments/:experimentId/submissions/latest': { access: 'member', ok: 200 },
+  'GET /submissions/:submissionId/file': { access: 'owner', ok: 200 },
+  'PATCH /submissions/:submissionId/grade': {
+    access: 'teacher',
+    ok: 200,
+    json: () => ({ score: 80, feedback: '<p>Fine</p>' }),
+    rich: ['feedback'],
+  },
+
+  // Resources
+  'POST /courses/:courseId/resources': {
+    access: 'teacher',
+    ok: 201,
+    form: () => formOf({ name: 'Site', type: 'LINK', externalUrl: 'https://example.test/page', category: 'links' }),
+    enums: ['type'],
+  },
+  'GET /courses/:courseId/resources': { access: 'member', ok: 200 },
+  'GET /resources/:resourceId/file': { access: 'member', ok: 200 },
+  'DELETE /courses/:courseId/resources/:resourceId': { access: 'teacher', ok: 200 },
+
+  // Grades
+  'GET /courses/:courseId/grades/overview': { access: 'teacher', ok: 200 },
+  'GET /courses/:courseId/grades/overview.csv': { access: 'teacher', ok: 200 },
+}
+
+/** The envelope code of an unknown id, per path parameter. */
+export const NOT_FOUND_CODE: Record<string, number> = {
+  courseId: 40401,
+  unitId: 40402,
+  pointId: 40403,
+  taskId: 40404,
+  submissionId: 40405,
+  experimentId: 40406,
+  resourceId: 40407,
+  notificationId: 40408,
+  announcementId: 40409,
+}
+
+export function specOf(route: LiveRoute): RouteSpec {
+  const spec = ROUTES[route.key]
+  if (!spec) throw new Error(`no catalogue entry for ${route.key}; add it to test/security/routes.ts`)
+  return spec
+}
+
+/** The side's id that fills a path parameter of a route. */
+export function idFor(route: LiveRoute, param: string, s: Side): string {
+  const override = specOf(route).ids?.[param]
+  if (override) return override(s)
+  switch (param) {
+    case 'courseId':
+      return s.course.id
+    case 'unitId':
+      return s.unit.id
+    case 'pointId':
+      return s.point.id
+    case 'taskId':
+      return s.textTask.id
+    case 'experimentId':
+      return s.experiment.id
+    case 'resourceId':
+      return s.resource.id
+    case 'announcementId':
+      return s.announcement.id
+    case 'notificationId':
+      return s.notification.id
+    case 'submissionId':
+      return route.path.includes('/learning/') ? s.learningSubmission.id : s.experimentSubmission.id
+  }
+  throw new Error(`no id for path parameter ${param} of ${route.key}`)
+}
+
+/** The route's path for side `s`, with some parameters replaced (raw, already URL-safe, values). */
+export function pathFor(route: LiveRoute, s: Side, replace: Record<string, string> = {}): string {
+  const path = route.path.replace(/:([A-Za-z]+)/g, (_m, p: string) => replace[p] ?? idFor(route, p, s))
+  return path + (specOf(route).query?.(s) ?? '')
+}
+
+/** The caller the route is meant for, on side `s` (undefined for public routes). */
+export function authorisedCaller(route: LiveRoute, s: Side, w: World): Account | undefined {
+  const spec = specOf(route)
+  if (spec.spendsSession) return w.spender
+  switch (spec.access) {
+    case 'public':
+      return undefined
+    case 'user':
+    case 'teacherRole':
+    case 'member':
+    case 'teacher':
+      return s.teacher
+    case 'studentRole':
+    case 'student':
+    case 'owner':
+    case 'self':
+      return s.student
+  }
+}
+
+/** The token to send as `caller`; a route that ends its session gets a throwaway one. */
+export async function tokenFor(route: LiveRoute, caller: Account | undefined, w: World): Promise<string | undefined> {
+  if (!caller) return undefined
+  return specOf(route).spendsSession ? freshToken(w.api, caller) : caller.token
+}
+
+/** The valid body of a route (JSON or multipart), as call options. */
+export async function validBody(route: LiveRoute, s: Side, w: World): Promise<Pick<CallOptions, 'json' | 'form'>> {
+  const spec = specOf(route)
+  if (spec.form) return { form: spec.form(s, w) }
+  if (spec.json) return { json: await spec.json(s, w) }
+  return {}
+}
+
+export function send(api: Client, route: LiveRoute, path: string, o: CallOptions): Promise<Res> {
+  return api.call(route.method, path, o)
+}
+
+/** Runs `fn` over `items` in chunks of `size` concurrent calls. */
+export async function inChunks<T, R>(items: T[], size: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = []
+  for (let i = 0; i < items.length; i += size) out.push(...(await Promise.all(items.slice(i, i + size).map(fn))))
+  return out
+}
+
+/** Every error is the envelope: a numeric catalogue code, a sentence, data null or an object. */
+export function isErrorEnvelope(r: Res): boolean {
+  return (
+    r.body !== null &&
+    typeof r.body === 'object' &&
+    Number.isInteger(r.code) &&
+    r.code >= 40000 &&
+    r.code < 60000 &&
+    typeof r.message === 'string' &&
+    r.message.length > 0 &&
+    (r.data === null || typeof r.data === 'object')
+  )
+}
+
+/** A compact description of a response for failure messages. */
+export const brief = (r: Res) => ({ status: r.status, code: r.code, message: r.message })
