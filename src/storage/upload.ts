@@ -43,7 +43,7 @@ export async function readMultipart(request: Request, maxUploadBytes: number): P
   const fields: FormFields = {}
   form.forEach((value: string | File, name) => {
     if (name in fields) return
-    if (typeof value === 'string' ? value === '' : value.size === 0 && value.name === '') return
+    if (typeof value === 'string' ? value === '' : value.size === 0 && !value.name) return
     fields[name] = value
   })
   return fields
@@ -66,10 +66,11 @@ export function checkUpload(file: File, field: string, maxUploadBytes: number) {
 /**
  * The client's file name, kept as metadata only (never part of a path): any directory part
  * is dropped, control and bidirectional-override characters are removed (they can disguise an
- * extension), Unicode is kept.
+ * extension), Unicode is kept; no name at all becomes "file".
  */
-export function cleanFileName(raw: string): string {
-  const base = raw.split(/[/\\]/).pop() ?? ''
+export function cleanFileName(raw: string | undefined): string {
+  // Bun gives a part sent with `filename=""` a File whose name is undefined.
+  const base = (typeof raw === 'string' ? raw : '').split(/[/\\]/).pop() ?? ''
   const cleaned = base
     .normalize('NFC')
     .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
