@@ -147,17 +147,6 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
         })
       }
     })
-    // Media types are case-insensitive (RFC 9110); Elysia's parser only knows them in lower case.
-    .onParse({ as: 'global' }, async ({ request, contentType }) => {
-      const type = contentType.toLowerCase()
-      if (type === contentType || !type.startsWith('application/json')) return
-      const text = await request.text()
-      try {
-        return text === '' ? {} : JSON.parse(text)
-      } catch {
-        throw new AppError('MALFORMED_REQUEST', 'The request body could not be parsed; send well-formed JSON or multipart/form-data.')
-      }
-    })
     // Validating a pathologically nested body costs time quadratic in its depth (a 200 KB
     // body of brackets took seconds), so it is refused as soon as it is parsed.
     .onTransform({ as: 'global' }, ({ body, request }) => {
