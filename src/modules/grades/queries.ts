@@ -11,39 +11,19 @@ export interface StudentTotalsRow {
 
 /**
  * Per student of the course: the newest submission per learning task and per experiment,
- * counted, graded-counted and averaged, for the whole course in one statement.
+ * counted, graded-counted and averaged. The totals are kept per (course, student) by triggers
+ * (sql/007_grade_totals.sql), so this reads one row per student.
  */
 export async function studentTotals(sql: TxSql, courseId: string) {
-  // Aggregate per student first, then join the (few hundred) students: grouping the joined
-  // rows by their text columns sorted every submission of the course (see bench/RESULTS.md).
   return sql<StudentTotalsRow[]>`
-    with newest as (
-      (select distinct on (ls.task_id, ls.student_id)
-              ls.student_id, ls.score, (ls.status = 'GRADED' and ls.score is not null) as graded
-         from learning_submissions ls
-        where ls.course_id = ${courseId}
-        order by ls.task_id, ls.student_id, ls.submitted_at desc, ls.id desc)
-      union all
-      (select distinct on (es.experiment_id, es.student_id)
-              es.student_id, es.score, (es.score is not null) as graded
-         from experiment_submissions es
-        where es.course_id = ${courseId}
-        order by es.experiment_id, es.student_id, es.submitted_at desc, es.id desc)
-    ), totals as (
-      select n.student_id,
-             count(*)::int as submission_count,
-             count(*) filter (where n.graded)::int as graded_count,
-             round(avg(n.score) filter (where n.graded), 2) as average_score
-        from newest n
-       group by n.student_id
-    )
     select m.user_id, u.username, u.display_name,
-           coalesce(t.submission_count, 0) as submission_count,
-           coalesce(t.graded_count, 0) as graded_count,
-           t.average_score
+           coalesce(g.task_count + g.lab_count, 0) as submission_count,
+           coalesce(g.task_graded + g.lab_graded, 0) as graded_count,
+           case when g.task_graded + g.lab_graded > 0
+                then round((g.task_score_sum + g.lab_score_sum) / (g.task_graded + g.lab_graded), 2) end as average_score
       from course_members m
       join users u on u.id = m.user_id
-      left join totals t on t.student_id = m.user_id
+      left join grade_totals g on g.course_id = m.course_id and g.student_id = m.user_id
      where m.course_id = ${courseId}
      order by u.display_name, u.username, m.user_id`
 }

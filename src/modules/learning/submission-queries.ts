@@ -78,33 +78,16 @@ export async function gradeSubmission(
  */
 export async function learningOverview(sql: Db, courseId: string, studentId: string | null) {
   const onlyMember = studentId ? sql`and m.user_id = ${studentId}` : sql``
-  const onlySubmitter = studentId ? sql`and s.student_id = ${studentId}` : sql``
-  // Aggregate per student first, then join the students (grouping joined rows by text
-  // columns sorted every submission of the course; see bench/RESULTS.md).
+  // Per-student totals are kept by triggers (sql/007_grade_totals.sql): one row per student.
   return sql<OverviewRow[]>`
-    with newest as (
-      select distinct on (s.task_id, s.student_id) s.student_id, s.status, s.score
-        from learning_submissions s
-       where s.course_id = ${courseId} ${onlySubmitter}
-       order by s.task_id, s.student_id, s.submitted_at desc, s.id desc
-    ), per_student as (
-      select n.student_id,
-             count(*)::int as submitted_tasks,
-             count(*) filter (where n.status = 'GRADED')::int as graded_tasks,
-             round(avg(n.score) filter (where n.status = 'GRADED'), 2) as average_score
-        from newest n
-       group by n.student_id
-    ), total as (
-      select count(*)::int as n from learning_tasks where course_id = ${courseId}
-    )
-    select u.id as user_id, u.username, u.display_name, total.n as total_tasks,
-           coalesce(p.submitted_tasks, 0) as submitted_tasks,
-           coalesce(p.graded_tasks, 0) as graded_tasks,
-           p.average_score
+    select u.id as user_id, u.username, u.display_name,
+           (select count(*)::int from learning_tasks where course_id = ${courseId}) as total_tasks,
+           coalesce(g.task_count, 0) as submitted_tasks,
+           coalesce(g.task_graded, 0) as graded_tasks,
+           case when g.task_graded > 0 then round(g.task_score_sum / g.task_graded, 2) end as average_score
       from course_members m
       join users u on u.id = m.user_id
-      cross join total
-      left join per_student p on p.student_id = m.user_id
+      left join grade_totals g on g.course_id = m.course_id and g.student_id = m.user_id
      where m.course_id = ${courseId} ${onlyMember}
      order by lower(u.display_name), lower(u.username), u.id`
 }
