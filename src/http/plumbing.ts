@@ -31,8 +31,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 // routes, means a cross-site HTML form can never produce a request the API acts on.
 const ACCEPTED_BODY_TYPES = ['application/json', 'multipart/form-data']
 
-const isMultipart = (request: Request) =>
-  (request.headers.get('content-type') ?? '').toLowerCase().startsWith('multipart/form-data')
+/** The request's media type without parameters, in lower case ('' when none is declared). */
+export const mediaType = (request: Request) => (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
 
 interface RequestMeta {
   id: string
@@ -133,7 +133,7 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
       if (!BODY_METHODS.has(request.method)) return
       const declared = request.headers.get('content-length')
       const length = Number(declared ?? '0')
-      const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+      const type = mediaType(request)
       const hasBody = declared !== null ? length > 0 : request.body !== null
       if (hasBody && type && !ACCEPTED_BODY_TYPES.includes(type)) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted; send application/json or multipart/form-data.`)
@@ -152,7 +152,7 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
     .onTransform({ as: 'global' }, ({ body, request }) => {
       // Upload routes read multipart themselves (`parse: 'none'`), so a multipart body that
       // Elysia parsed into an object reached a JSON route.
-      if (body !== null && typeof body === 'object' && isMultipart(request)) {
+      if (body !== null && typeof body === 'object' && mediaType(request) === 'multipart/form-data') {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'This endpoint takes application/json.')
       }
       if (body !== null && typeof body === 'object' && nestsDeeperThan(body, MAX_JSON_DEPTH)) {

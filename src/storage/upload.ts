@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import { AppError, badRequest, tooLarge } from '../http/errors.ts'
-import { MULTIPART_OVERHEAD_BYTES } from '../http/plumbing.ts'
+import { mediaType, MULTIPART_OVERHEAD_BYTES } from '../http/plumbing.ts'
 
 export type FormFields = Record<string, string | File>
 
@@ -14,8 +14,7 @@ export type FormFields = Record<string, string | File>
  * sends for an untouched file input count as absent.
  */
 export async function readMultipart(request: Request, maxUploadBytes: number): Promise<FormFields> {
-  const type = request.headers.get('content-type') ?? ''
-  if (type.split(';')[0]!.trim().toLowerCase() !== 'multipart/form-data') {
+  if (mediaType(request) !== 'multipart/form-data') {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data.')
   }
   if (!request.body) throw badRequest('The request has no body; send multipart/form-data.')
@@ -35,7 +34,7 @@ export async function readMultipart(request: Request, maxUploadBytes: number): P
   })
   let form: FormData
   try {
-    form = await new Response(request.body.pipeThrough(counter), { headers: { 'content-type': type } }).formData()
+    form = await new Response(request.body.pipeThrough(counter), { headers: { 'content-type': request.headers.get('content-type')! } }).formData()
   } catch {
     if (exceeded) throw tooLarge(maxUploadBytes)
     throw badRequest('The multipart body could not be read; check the boundary and the parts.')

@@ -72,13 +72,3 @@ export const SubmissionForm = z.object({
   note: z.string().max(2000, 'must be at most 2,000 characters').optional().meta({ description: 'Plain text.' }),
 })
 
-export const GradeBody = z.object({
-  score: z.number({ message: 'must be a number from 0 to 100' }).min(0, 'must be from 0 to 100').max(100, 'must be from 0 to 100'),
-  feedback: z
-    .string()
-    .max(20_000, 'must be at most 20,000 characters')
-    .nullable()
-    .optional()
-    .meta({ description: 'Rich text; sanitised on write. Omit to keep the current feedback, null to clear it.' }),
-})
-export type GradeBody = z.infer<typeof GradeBody>

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
+import { GradeBody } from '../../lib/grading.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { offsetOf, page, pageOf, PageQuery } from '../../http/pagination.ts'
 import { CourseParams } from '../../http/params.ts'
@@ -15,7 +16,6 @@ import {
   ExperimentDetail,
   ExperimentParams,
   ExperimentPatch,
-  GradeBody,
   Submission,
   SubmissionForm,
   SubmissionParams,

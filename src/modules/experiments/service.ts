@@ -2,13 +2,14 @@ import type { Sql } from '../../db/connect.ts'
 import { iso, num } from '../../http/envelope.ts'
 import { forbidden, notFound } from '../../http/errors.ts'
 import { courseAccess, type CourseAccess, type CurrentUser } from '../../http/guards.ts'
+import { feedbackChange, type GradeBody } from '../../lib/grading.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import { insertNotifications } from '../notifications/queries.ts'
 import type { StoredFileMeta } from '../../storage/download.ts'
 import type { FileStorage } from '../../storage/storage.ts'
 import { checkUpload, cleanContentType, cleanFileName } from '../../storage/upload.ts'
-import type { ExperimentCreate, ExperimentPatch, GradeBody } from './model.ts'
+import type { ExperimentCreate, ExperimentPatch } from './model.ts'
 import * as q from './queries.ts'
 
 // The one place rows become API objects.
@@ -162,7 +163,7 @@ export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser
   const s = await q.findSubmissionContext(sql, submissionId)
   if (!s) throw submissionNotFound()
   await courseAccess(sql, s.course_id, teacher, 'teacher')
-  const feedback = body.feedback === undefined ? undefined : body.feedback === null ? null : sanitizeRichText(body.feedback) || null
+  const feedback = feedbackChange(body.feedback)
   const row = await sql.begin(async (tx) => {
     const graded = await q.gradeSubmission(tx, { id: s.id, score: body.score, feedback, graderId: teacher.id, now })
     if (!graded) throw submissionNotFound()

@@ -18,7 +18,6 @@ export const LIMITS = {
   maxOptions: 20,
   maxPoints: 1_000,
   answerText: 20_000,
-  feedback: 20_000,
   reorder: 1_000,
 } as const
 
@@ -254,14 +253,6 @@ export const SubmitBody = z.object({
 })
 export type SubmitBody = z.infer<typeof SubmitBody>
 
-export const GradeBody = z.object({
-  score: z
-    .number('must be a number from 0 to 100')
-    .min(0, 'must be from 0 to 100')
-    .max(100, 'must be from 0 to 100'),
-  feedback: RichText(LIMITS.feedback).nullable().optional(),
-})
-export type GradeBody = z.infer<typeof GradeBody>
 
 export const SubmissionQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
+import { GradeBody } from '../../lib/grading.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { pageOf } from '../../http/pagination.ts'
 import { CourseParams, idParams } from '../../http/params.ts'
@@ -10,7 +11,6 @@ import {
   CreateTaskBody,
   CreateUnitBody,
   Deleted,
-  GradeBody,
   LearningTree,
   Overview,
   PatchPointBody,

@@ -2,10 +2,11 @@ import type { Sql } from '../../db/connect.ts'
 import { conflict, forbidden, invalidField, notFound, type FieldError } from '../../http/errors.ts'
 import type { CourseAccess, CurrentUser } from '../../http/guards.ts'
 import { offsetOf, page } from '../../http/pagination.ts'
+import { feedbackChange, type GradeBody } from '../../lib/grading.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import { insertNotifications } from '../notifications/queries.ts'
-import type { AnswerInput, GradeBody, SubmissionQuery, SubmitBody } from './model.ts'
+import type { AnswerInput, SubmissionQuery, SubmitBody } from './model.ts'
 import { toOverviewRow, toSubmission, type StoredAnswer, type TaskRow } from './rows.ts'
 import { autoScore } from './scoring.ts'
 import * as q from './submission-queries.ts'
@@ -99,7 +100,7 @@ export async function listSubmissions(sql: Sql, course: CourseAccess, user: Curr
  * for experiments: omitted keeps the current one, null (or empty after sanitising) clears it.
  */
 export async function grade(sql: Sql, courseId: string, grader: CurrentUser, submissionId: string, body: GradeBody, now: Date) {
-  const feedback = body.feedback === undefined ? undefined : body.feedback === null ? null : sanitizeRichText(body.feedback) || null
+  const feedback = feedbackChange(body.feedback)
   return sql.begin(async (tx) => {
     const row = await q.gradeSubmission(tx, { courseId, submissionId, score: body.score, feedback, graderId: grader.id, now })
     if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
