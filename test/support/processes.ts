@@ -1,0 +1,107 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * Real service processes for tests that cross process boundaries (two instances on one
+ * PostgreSQL, crashes, signals, ports). Each gets its own DATA_DIR unless one is given.
+ */
+export const ROOT = join(import.meta.dir, '..', '..')
+
+export async function freePort(): Promise<number> {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = s.port!
+  s.stop(true)
+  return port
+}
+
+export interface ServiceProcess {
+  url: string
+  port: number
+  dataDir: string
+  proc: ReturnType<typeof Bun.spawn>
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string
+  /** SIGTERM, then waits for the exit code. */
+  stop(): Promise<number>
+  /** Kills it at once (SIGKILL) and waits. */
+  kill(): Promise<number>
+}
+
+export interface StartOptions {
+  env?: Record<string, string | undefined>
+  dataDir?: string
+  port?: number
+  /** Wait for /status/health to answer 200 (default true). */
+  waitHealthy?: boolean
+  timeoutMs?: number
+}
+
+/** Starts `bun run src/server.ts` with the given environment and waits until it is healthy. */
+export async function startService(opts: StartOptions = {}): Promise<ServiceProcess> {
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cls-proc-')))
+  const ownsDir = !opts.dataDir
+  const port = opts.port ?? (await freePort())
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries({ ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, ...opts.env })) {
+    if (v !== undefined) env[k] = v
+  }
+  const proc = Bun.spawn(['bun', 'run', 'src/server.ts'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+  let out = ''
+  const drain = async (s: ReadableStream<Uint8Array>) => {
+    const dec = new TextDecoder()
+    for await (const chunk of s) out += dec.decode(chunk, { stream: true })
+  }
+  void drain(proc.stdout as ReadableStream<Uint8Array>)
+  void drain(proc.stderr as ReadableStream<Uint8Array>)
+  const url = `http://127.0.0.1:${port}`
+  const svc: ServiceProcess = {
+    url,
+    port,
+    dataDir,
+    proc,
+    output: () => out,
+    async stop() {
+      proc.kill('SIGTERM')
+      const code = await proc.exited
+      if (ownsDir) await rm(dataDir, { recursive: true, force: true })
+      return code
+    },
+    async kill() {
+      proc.kill('SIGKILL')
+      const code = await proc.exited
+      if (ownsDir) await rm(dataDir, { recursive: true, force: true })
+      return code
+    },
+  }
+  if (opts.waitHealthy === false) return svc
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000)
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`service exited with ${proc.exitCode}:\n${out}`)
+    const r = await fetch(`${url}/status/health`).catch(() => undefined)
+    if (r?.status === 200) return svc
+    await Bun.sleep(150)
+  }
+  proc.kill('SIGKILL')
+  throw new Error(`service did not become healthy within ${opts.timeoutMs ?? 60_000} ms:\n${out}`)
+}
+
+/** A fresh database on the local PostgreSQL server for a multi-process test; dropped by `drop()`. */
+export async function scratchDatabase(prefix = 'cls_t'): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const { default: postgres } = await import('postgres')
+  const sql = postgres(admin, { max: 1, onnotice: () => {} })
+  await sql.unsafe(`create database ${name}`)
+  await sql.end()
+  const base = new URL(admin)
+  base.pathname = `/${name}`
+  return {
+    url: base.toString(),
+    async drop() {
+      const s = postgres(admin, { max: 1, onnotice: () => {} })
+      await s.unsafe(`drop database if exists ${name} with (force)`)
+      await s.end()
+    },
+  }
+}
