@@ -50,7 +50,12 @@ export async function startService(opts: StartOptions = {}): Promise<ServiceProc
   let out = ''
   const drain = async (s: ReadableStream<Uint8Array>) => {
     const dec = new TextDecoder()
-    for await (const chunk of s) out += dec.decode(chunk, { stream: true })
+    const reader = s.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      out += dec.decode(value, { stream: true })
+    }
   }
   void drain(proc.stdout as ReadableStream<Uint8Array>)
   void drain(proc.stderr as ReadableStream<Uint8Array>)

@@ -1,7 +1,9 @@
 import { useEffect } from 'react'
+import { useT } from '../i18n/index.ts'
 
 export function usePageTitle(title: string | undefined) {
+  const { t } = useT()
   useEffect(() => {
-    document.title = title ? `${title} · Course Learning` : 'Course Learning'
-  }, [title])
+    document.title = title ? t('pageTitle', { title }) : t('brand')
+  }, [title, t])
 }

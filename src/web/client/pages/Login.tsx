@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router'
 import { api, fieldErrors } from '../api.ts'
+import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys } from '../queries.ts'
 import type { LoginResult } from '../types.ts'
@@ -16,7 +17,8 @@ export function safeNext(next: string | null) {
 }
 
 export default function LoginPage() {
-  usePageTitle('Log in')
+  const { t } = useT()
+  usePageTitle(t('login.title'))
   const [params] = useSearchParams()
   const location = useLocation()
   const navigate = useNavigate()
@@ -42,8 +44,8 @@ export default function LoginPage() {
   function submit(e: FormEvent) {
     e.preventDefault()
     const errs: Record<string, string> = {}
-    if (!identifier.trim()) errs.identifier = 'Enter your username or email.'
-    if (!password) errs.password = 'Enter your password.'
+    if (!identifier.trim()) errs.identifier = t('login.identifierRequired')
+    if (!password) errs.password = t('login.passwordRequired')
     setErrors(errs)
     if (Object.keys(errs).length === 0) login.mutate()
   }
@@ -51,27 +53,27 @@ export default function LoginPage() {
   return (
     <main id="main" className="auth-page">
       <div className="auth-card">
-        <p className="brand-large">Course Learning</p>
-        <h1>Log in</h1>
+        <p className="brand-large">{t('brand')}</p>
+        <h1>{t('login.title')}</h1>
         {next && !loggedOut && (
           <p className="notice notice-info" role="status" data-testid="login-hint">
-            Please log in to continue. You will return to the page you were on.
+            {t('login.continueHint')}
           </p>
         )}
         {loggedOut && (
           <p className="notice notice-success" role="status">
-            You have logged out.
+            {t('login.loggedOut')}
           </p>
         )}
         {registered && (
           <p className="notice notice-success" role="status">
-            Your account is ready. Log in to start.
+            {t('login.registered')}
           </p>
         )}
         {login.error && !Object.keys(errors).length && <ErrorNotice error={login.error} />}
         <form onSubmit={submit} noValidate>
           <TextField
-            label="Username or email"
+            label={t('login.identifier')}
             name="identifier"
             autoComplete="username"
             value={identifier}
@@ -80,7 +82,7 @@ export default function LoginPage() {
             required
           />
           <TextField
-            label="Password"
+            label={t('login.password')}
             name="password"
             type="password"
             autoComplete="current-password"
@@ -90,11 +92,11 @@ export default function LoginPage() {
             required
           />
           <button type="submit" className="btn btn-primary btn-block" disabled={login.isPending}>
-            {login.isPending ? 'Logging in…' : 'Log in'}
+            {login.isPending ? t('login.submitting') : t('login.submit')}
           </button>
         </form>
         <p className="auth-switch">
-          New here? <Link to={next ? `/register?next=${encodeURIComponent(next)}` : '/register'}>Create an account</Link>
+          {t('login.newHere')} <Link to={next ? `/register?next=${encodeURIComponent(next)}` : '/register'}>{t('login.createAccount')}</Link>
         </p>
       </div>
     </main>

@@ -1,12 +1,8 @@
 import { useEffect, useState } from 'react'
+import { formatDateTime, formatNumber } from '../i18n/format.ts'
+import { translate, useT } from '../i18n/index.ts'
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
-
-export function formatDateTime(iso: string | null | undefined) {
-  if (!iso) return '—'
-  const d = new Date(iso)
-  return Number.isNaN(d.getTime()) ? '—' : dateTime.format(d)
-}
+export { formatDateTime }
 
 export function Time({ iso }: { iso: string | null | undefined }) {
   if (!iso) return <span>—</span>
@@ -30,35 +26,36 @@ export function fromLocalInput(value: string) {
 }
 
 export function formatDuration(seconds: number) {
-  if (seconds <= 0) return 'due now'
+  if (seconds <= 0) return translate('common:time.dueNow')
   const d = Math.floor(seconds / 86400)
   const h = Math.floor((seconds % 86400) / 3600)
   const m = Math.floor((seconds % 3600) / 60)
-  if (d > 0) return `${d}d ${h}h left`
-  if (h > 0) return `${h}h ${m}m left`
-  if (m > 0) return `${m}m left`
-  return 'less than a minute left'
+  if (d > 0) return translate('common:time.daysHoursLeft', { d, h })
+  if (h > 0) return translate('common:time.hoursMinutesLeft', { h, m })
+  if (m > 0) return translate('common:time.minutesLeft', { m })
+  return translate('common:time.underAMinute')
 }
 
 /** Counts down from the server's `remainingSeconds` (measured when the data arrived). */
 export function Countdown({ seconds, since }: { seconds: number; since: number }) {
+  const { t } = useT()
   const [now, setNow] = useState(() => Date.now())
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 30_000)
     return () => clearInterval(t)
   }, [])
   const left = Math.max(0, Math.round(seconds - (now - since) / 1000))
-  return <span className="countdown">{left > 0 ? formatDuration(left) : 'past due'}</span>
+  return <span className="countdown">{left > 0 ? formatDuration(left) : t('time.pastDue')}</span>
 }
 
 export function formatBytes(n: number | null | undefined) {
   if (n == null) return '—'
-  if (n < 1024) return `${n} B`
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`
-  return `${(n / 1024 / 1024).toFixed(1)} MB`
+  if (n < 1024) return `${formatNumber(n, 0)} B`
+  if (n < 1024 * 1024) return `${formatNumber(n / 1024)} KB`
+  return `${formatNumber(n / 1024 / 1024)} MB`
 }
 
+/** One decimal at most, in the reader's locale. */
 export function formatScore(n: number | null | undefined) {
-  if (n == null) return '—'
-  return Number.isInteger(n) ? String(n) : n.toFixed(1)
+  return formatNumber(n, 1)
 }
