@@ -4,6 +4,7 @@ import { docs, docsUi } from './docs/openapi.ts'
 import { plumbing, routeMethodIndex } from './http/plumbing.ts'
 import { announcementRoutes } from './modules/announcements/routes.ts'
 import { authRoutes } from './modules/auth/routes.ts'
+import { calendarFeedRoute, calendarRoutes } from './modules/calendar/routes.ts'
 import { courseRoutes } from './modules/courses/routes.ts'
 import { experimentRoutes } from './modules/experiments/routes.ts'
 import { gradeRoutes } from './modules/grades/routes.ts'
@@ -30,6 +31,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
     .use(experimentRoutes(deps))
     .use(resourceRoutes(deps))
     .use(gradeRoutes(deps))
+    .use(calendarRoutes(deps))
 }
 
 /** Builds the whole HTTP application without listening: server.ts listens, tests call `app.handle`. */
@@ -41,6 +43,7 @@ export function buildApp(deps: Deps) {
     .use(docs(() => root!))
     .use(docsUi())
     .use(healthRoutes(deps))
+    .use(calendarFeedRoute(deps))
     .use(apiRoutes(deps, '/api/v1'))
     .use(apiRoutes(deps, '/core/api/v1'))
     .use(webRoutes(deps))

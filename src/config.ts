@@ -33,6 +33,12 @@ const EnvSchema = z
     LOGIN_MAX_FAILURES: int(1, 1000).default(5),
     LOGIN_MAX_FAILURES_PER_IP: int(1, 100000).default(50),
     LOGIN_WINDOW_SECONDS: int(1, 86400).default(15 * 60),
+    PUBLIC_URL: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v.replace(/\/+$/, '') : undefined))
+      .refine((v) => v === undefined || /^https?:\/\/[^/\s]+(\/\S*)?$/.test(v), 'an http:// or https:// URL'),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -64,6 +70,8 @@ export interface Config {
   loginMaxFailuresPerIp: number
   loginWindowSeconds: number
   logLevel: LogLevel
+  /** The base of links the service writes for people (calendar feeds, e-mails); the request's origin when unset. */
+  publicUrl: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -94,5 +102,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
     loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,
     logLevel: e.LOG_LEVEL,
+    publicUrl: e.PUBLIC_URL,
   }
 }

@@ -44,8 +44,8 @@ const NO_BODY = WITH_BODY.filter((r) => !ROUTES[r.key]?.json && !ROUTES[r.key]?.
 const each = (routes: LiveRoute[]) => routes.map((r) => [r.key, r] as const)
 
 const JSON_TYPE = { 'content-type': 'application/json' }
-/** The app's infrastructure routes outside the API prefixes (documented as anonymous in SPEC.md). */
-const INFRASTRUCTURE = /^GET \/(?:v3\/api-docs|docs-ui\.html|docs-ui\/[^/]+|status\/health)$/
+// Anonymous by design: the docs, health/readiness, and the calendar feed (its token is the secret).
+const INFRASTRUCTURE = /^GET \/(?:v3\/api-docs|docs-ui\.html|docs-ui\/[^/]+|status\/(?:health|ready)|calendar\/:file)$/
 
 /** Calls a route as its authorised caller on course A's side. */
 async function asAuthorised(route: LiveRoute, path: string, o: { json?: unknown; form?: FormData; raw?: string; headers?: Record<string, string> }) {

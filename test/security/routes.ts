@@ -185,6 +185,10 @@ export const ROUTES: Record<string, RouteSpec> = {
   'PATCH /notifications/read-all': { access: 'user', ok: 200 },
   'PATCH /notifications/:notificationId/read': { access: 'self', ok: 200 },
 
+  // Calendar feed
+  'GET /me/calendar': { access: 'user', ok: 200 },
+  'POST /me/calendar/rotate': { access: 'user', ok: 200 },
+
   // Experiments
   'POST /courses/:courseId/experiments': {
     access: 'teacher',

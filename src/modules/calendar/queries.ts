@@ -1,0 +1,74 @@
+import type { Sql } from '../../db/connect.ts'
+
+export interface FeedOwner {
+  user_id: string
+  locale: string | null
+}
+
+export interface DeadlineRow {
+  kind: 'HOMEWORK' | 'EXPERIMENT'
+  id: string
+  course_id: string
+  course_title: string
+  title: string
+  due_at: Date
+  sequence: number
+  modified_at: Date
+}
+
+/** The user's feed token, created on first use (concurrent first uses agree on one). */
+export async function feedToken(sql: Sql, userId: string, fresh: string): Promise<string> {
+  const [row] = await sql<{ token: string }[]>`
+    with ins as (
+      insert into calendar_feeds (user_id, token) values (${userId}, ${fresh})
+      on conflict (user_id) do nothing
+      returning token
+    )
+    select token from ins
+    union all
+    select token from calendar_feeds where user_id = ${userId}
+    limit 1`
+  return row!.token
+}
+
+/** Replaces the token: the old URL stops working in the same statement. */
+export async function rotateToken(sql: Sql, userId: string, fresh: string): Promise<string> {
+  const [row] = await sql<{ token: string }[]>`
+    insert into calendar_feeds (user_id, token) values (${userId}, ${fresh})
+    on conflict (user_id) do update set token = excluded.token, created_at = now()
+    returning token`
+  return row!.token
+}
+
+export async function feedOwner(sql: Sql, token: string): Promise<FeedOwner | null> {
+  const [row] = await sql<FeedOwner[]>`
+    select f.user_id, u.locale
+      from calendar_feeds f join users u on u.id = f.user_id
+     where f.token = ${token}`
+  return row ?? null
+}
+
+/**
+ * Every homework and experiment deadline of the courses the user teaches or has joined, in one
+ * statement (index lookups per course: learning_tasks_homework_idx, experiments_course_idx).
+ */
+export async function deadlines(sql: Sql, userId: string): Promise<DeadlineRow[]> {
+  return sql<DeadlineRow[]>`
+    with my_courses as (
+      select c.id, c.title from courses c where c.teacher_id = ${userId}
+      union
+      select c.id, c.title
+        from course_members m join courses c on c.id = m.course_id
+       where m.user_id = ${userId}
+    )
+    select 'HOMEWORK' as kind, t.id, t.course_id, mc.title as course_title, t.title, t.due_at,
+           t.calendar_sequence as sequence, coalesce(t.calendar_modified_at, t.created_at) as modified_at
+      from my_courses mc
+      join learning_tasks t on t.course_id = mc.id and t.task_kind = 'HOMEWORK'
+    union all
+    select 'EXPERIMENT', e.id, e.course_id, mc.title, e.title, e.due_at,
+           e.calendar_sequence, coalesce(e.calendar_modified_at, e.created_at)
+      from my_courses mc
+      join experiments e on e.course_id = mc.id
+    order by due_at, id`
+}
