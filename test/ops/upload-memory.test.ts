@@ -25,8 +25,8 @@ describe.skipIf(!process.env.DATABASE_URL)('a 400 MB upload on a real service pr
 
   test('RSS rises by at most 64 MB while it streams in, and returns near idle', async () => {
     const { teacher, courseId } = await teacherWithCourse(svc.url)
-    // Warm up the upload path with a small file so its code is loaded before the idle sample.
-    const warm = streamedResourceForm(64 * 1024)
+    // Warm up: the upload path's code is loaded and the heap has served one upload before idle is sampled.
+    const warm = streamedResourceForm(16 * MB)
     const w = await call(svc.url, 'POST', `/courses/${courseId}/resources`, { token: teacher.token, body: warm.body, headers: { 'content-type': warm.contentType } })
     expect(w.status).toBe(201)
     await Bun.sleep(300)
