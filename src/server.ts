@@ -1,4 +1,3 @@
-import { join } from 'node:path'
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { connectDatabase } from './db/connect.ts'
@@ -9,7 +8,7 @@ import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
 import { MAX_JSON_BYTES, MULTIPART_OVERHEAD_BYTES } from './http/plumbing.ts'
 import { embeddedJwtSecret } from './secrets.ts'
-import { LocalDiskStorage } from './storage/local-disk.ts'
+import { createStorage } from './storage/create.ts'
 
 let config
 try {
@@ -28,7 +27,7 @@ const applied = await migrate(db.sql)
 log.info('database ready', { kind: db.kind, migrationsApplied: applied })
 
 const jwtSecret = config.jwtSecret ?? (await embeddedJwtSecret(config.dataDir))
-const storage = await LocalDiskStorage.create(join(config.dataDir, 'files'))
+const storage = await createStorage(config)
 const deps: Deps = { sql: db.sql, config: { ...config, jwtSecret }, clock: systemClock, log, storage }
 
 const jobs = scheduler(deps, defaultJobs(deps))
