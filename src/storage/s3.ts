@@ -81,6 +81,17 @@ export class S3Storage implements FileStorage {
     return (range ? file.slice(range.start, range.end + 1) : file).stream()
   }
 
+  /**
+   * Stores a local file under an existing key unless an object of the same size is already
+   * there (for copying a local store into the bucket; rerunning it skips what was copied).
+   */
+  async copyIn(key: string, file: Blob): Promise<'copied' | 'skipped'> {
+    const target = this.client.file(this.nameOf(key))
+    if ((await target.exists()) && (await target.stat()).size === file.size) return 'skipped'
+    await this.client.write(this.nameOf(key), file, { partSize: PART_BYTES, queueSize: QUEUE })
+    return 'copied'
+  }
+
   async remove(key: string): Promise<void> {
     if (!KEY.test(key)) return
     await this.client.delete(this.nameOf(key))
