@@ -7,6 +7,7 @@ import { defaultJobs, scheduler, stopJobs } from './jobs.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
 import { MAX_JSON_BYTES, MULTIPART_OVERHEAD_BYTES } from './http/plumbing.ts'
+import { serveMetrics } from './metrics.ts'
 import { embeddedJwtSecret } from './secrets.ts'
 import { createStorage } from './storage/create.ts'
 
@@ -40,6 +41,9 @@ const app = buildApp(deps)
     maxRequestBodySize: Math.max(config.maxUploadBytes, MAX_JSON_BYTES) + MULTIPART_OVERHEAD_BYTES,
   })
 log.info('listening', { url: `http://${config.host}:${config.port}`, database: db.kind })
+// Prometheus metrics on their own port, never the public one.
+const metrics = config.metricsPort ? serveMetrics({ port: config.metricsPort, hostname: config.host, sql: db.sql, log }) : undefined
+if (metrics) log.info('metrics', { url: `http://${config.host}:${config.metricsPort}/metrics` })
 
 let stopping = false
 async function shutdown(signal: string) {
@@ -49,6 +53,7 @@ async function shutdown(signal: string) {
   stopJobs(jobs.store)
   // Stop accepting; in-flight requests finish.
   await app.stop(false)
+  metrics?.stop(true)
   await db.close()
   log.info('stopped')
   process.exit(0)
