@@ -50,6 +50,7 @@ const EnvSchema = z
     STORAGE_SWEEP_CRON: cronExpr.default('*/15 * * * *'),
     ORPHAN_GRACE_SECONDS: int(60, 60 * 60 * 24 * 30).default(60 * 60),
     METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    WEB_DIST_DIR: optionalText,
     CORS_ORIGINS: optionalText.transform((v, ctx) => {
       const origins = (v ?? '').split(',').map((o) => o.trim()).filter(Boolean)
       for (const o of origins) {
@@ -100,6 +101,8 @@ export interface Config {
   orphanGraceSeconds: number
   metricsPort: number | undefined
   corsOrigins: string[]
+  /** A web bundle built ahead (src/cli/build-web.ts); unset → built in-process on first use. */
+  webDistDir: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -143,5 +146,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     orphanGraceSeconds: e.ORPHAN_GRACE_SECONDS,
     metricsPort: e.METRICS_PORT,
     corsOrigins: e.CORS_ORIGINS,
+    webDistDir: e.WEB_DIST_DIR,
   }
 }

@@ -10,6 +10,7 @@ import { MAX_JSON_BYTES, MULTIPART_OVERHEAD_BYTES } from './http/plumbing.ts'
 import { serveMetrics } from './metrics.ts'
 import { embeddedJwtSecret } from './secrets.ts'
 import { createStorage } from './storage/create.ts'
+import { usePrebuiltWeb } from './web/assets.ts'
 
 let config
 try {
@@ -22,6 +23,7 @@ try {
   throw e
 }
 const log = createLogger(config.logLevel)
+usePrebuiltWeb(config.webDistDir)
 
 const db = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax })
 const applied = await migrate(db.sql)
