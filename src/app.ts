@@ -1,6 +1,7 @@
 import { Elysia, type AnyElysia } from 'elysia'
 import type { Deps } from './deps.ts'
 import { docs, docsUi } from './docs/openapi.ts'
+import { corsPolicy } from './http/cors.ts'
 import { plumbing, routeMethodIndex } from './http/plumbing.ts'
 import { announcementRoutes } from './modules/announcements/routes.ts'
 import { authRoutes } from './modules/auth/routes.ts'
@@ -40,6 +41,7 @@ export function buildApp(deps: Deps) {
   let root: AnyElysia | undefined
   const app = new Elysia()
     .use(plumbing({ log: deps.log, methodsFor: routeMethodIndex(() => root?.routes ?? []), maxUploadBytes: deps.config.maxUploadBytes }))
+    .use(corsPolicy(deps.config.corsOrigins))
     .use(docs(() => root!))
     .use(docsUi())
     .use(healthRoutes(deps))

@@ -12,6 +12,12 @@ const cronExpr = z
   .trim()
   .refine((v) => v === 'off' || /^(\S+\s+){4,5}\S+$/.test(v), 'a cron expression with 5 or 6 fields, or "off"')
 
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+
 const EnvSchema = z
   .object({
     PORT: int(1, 65535).default(8080),
@@ -40,8 +46,33 @@ const EnvSchema = z
       .transform((v) => (v ? v.replace(/\/+$/, '') : undefined))
       .refine((v) => v === undefined || /^https?:\/\/[^/\s]+(\/\S*)?$/.test(v), 'an http:// or https:// URL'),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    FILE_STORAGE: z.enum(['local', 's3']).default('local'),
+    S3_BUCKET: optionalText,
+    S3_ENDPOINT: optionalText.refine((v) => v === undefined || /^https?:\/\//.test(v), 'an http:// or https:// URL'),
+    S3_REGION: optionalText,
+    S3_ACCESS_KEY_ID: optionalText,
+    S3_SECRET_ACCESS_KEY: optionalText,
+    S3_PREFIX: optionalText,
+    STORAGE_SWEEP_CRON: cronExpr.default('*/15 * * * *'),
+    ORPHAN_GRACE_SECONDS: int(60, 60 * 60 * 24 * 30).default(60 * 60),
+    METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    WEB_DIST_DIR: optionalText,
+    CORS_ORIGINS: optionalText.transform((v, ctx) => {
+      const origins = (v ?? '').split(',').map((o) => o.trim()).filter(Boolean)
+      for (const o of origins) {
+        let ok = false
+        try {
+          ok = new URL(o).origin === o
+        } catch {}
+        if (!ok) ctx.addIssue({ code: 'custom', message: `"${o}" is not an exact origin like https://app.example.com (scheme, host, optional port; no path)` })
+      }
+      return origins
+    }),
   })
   .superRefine((env, ctx) => {
+    if (env.FILE_STORAGE === 's3' && !env.S3_BUCKET) {
+      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when FILE_STORAGE=s3' })
+    }
     if (env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({
         code: 'custom',
@@ -72,6 +103,14 @@ export interface Config {
   logLevel: LogLevel
   /** The base of links the service writes for people (calendar feeds, e-mails); the request's origin when unset. */
   publicUrl: string | undefined
+  fileStorage: 'local' | 's3'
+  s3: { bucket?: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string; prefix?: string }
+  storageSweepCron: string
+  orphanGraceSeconds: number
+  metricsPort: number | undefined
+  corsOrigins: string[]
+  /** A web bundle built ahead (src/cli/build-web.ts); unset → built in-process on first use. */
+  webDistDir: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -103,5 +142,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,
     logLevel: e.LOG_LEVEL,
     publicUrl: e.PUBLIC_URL,
+    fileStorage: e.FILE_STORAGE,
+    s3: {
+      bucket: e.S3_BUCKET,
+      endpoint: e.S3_ENDPOINT,
+      region: e.S3_REGION,
+      accessKeyId: e.S3_ACCESS_KEY_ID,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+      prefix: e.S3_PREFIX,
+    },
+    storageSweepCron: e.STORAGE_SWEEP_CRON,
+    orphanGraceSeconds: e.ORPHAN_GRACE_SECONDS,
+    metricsPort: e.METRICS_PORT,
+    corsOrigins: e.CORS_ORIGINS,
+    webDistDir: e.WEB_DIST_DIR,
   }
 }

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import type { Deps } from './deps.ts'
 import { purgeExpired } from './modules/auth/queries.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
+import { sweepStorage } from './storage/sweep.ts'
 
 export interface Job {
   name: string
@@ -19,7 +20,20 @@ export function defaultJobs(deps: Deps): Job[] {
       run: (now) => purgeExpired(deps.sql, now, deps.config.loginWindowSeconds),
     },
     reminderJob(deps),
+    storageSweepJob(deps),
   ]
+}
+
+/**
+ * Removes temp files of dead processes and stored files no row references (older than
+ * ORPHAN_GRACE_SECONDS). Every 15 minutes by default (STORAGE_SWEEP_CRON; 'off' disables it).
+ */
+export function storageSweepJob(deps: Deps): Job {
+  return {
+    name: 'storage-sweep',
+    pattern: deps.config.storageSweepCron,
+    run: (now) => sweepStorage(deps.sql, deps.storage, now, deps.config.orphanGraceSeconds),
+  }
 }
 
 /**

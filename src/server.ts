@@ -1,4 +1,3 @@
-import { join } from 'node:path'
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { connectDatabase } from './db/connect.ts'
@@ -8,8 +7,10 @@ import { defaultJobs, scheduler, stopJobs } from './jobs.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
 import { MAX_JSON_BYTES, MULTIPART_OVERHEAD_BYTES } from './http/plumbing.ts'
+import { serveMetrics } from './metrics.ts'
 import { embeddedJwtSecret } from './secrets.ts'
-import { LocalDiskStorage } from './storage/local-disk.ts'
+import { createStorage } from './storage/create.ts'
+import { usePrebuiltWeb } from './web/assets.ts'
 
 let config
 try {
@@ -22,13 +23,14 @@ try {
   throw e
 }
 const log = createLogger(config.logLevel)
+usePrebuiltWeb(config.webDistDir)
 
 const db = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax })
 const applied = await migrate(db.sql)
 log.info('database ready', { kind: db.kind, migrationsApplied: applied })
 
 const jwtSecret = config.jwtSecret ?? (await embeddedJwtSecret(config.dataDir))
-const storage = await LocalDiskStorage.create(join(config.dataDir, 'files'))
+const storage = await createStorage(config)
 const deps: Deps = { sql: db.sql, config: { ...config, jwtSecret }, clock: systemClock, log, storage }
 
 const jobs = scheduler(deps, defaultJobs(deps))
@@ -41,6 +43,9 @@ const app = buildApp(deps)
     maxRequestBodySize: Math.max(config.maxUploadBytes, MAX_JSON_BYTES) + MULTIPART_OVERHEAD_BYTES,
   })
 log.info('listening', { url: `http://${config.host}:${config.port}`, database: db.kind })
+// Prometheus metrics on their own port, never the public one.
+const metrics = config.metricsPort ? serveMetrics({ port: config.metricsPort, hostname: config.host, sql: db.sql, log }) : undefined
+if (metrics) log.info('metrics', { url: `http://${config.host}:${config.metricsPort}/metrics` })
 
 let stopping = false
 async function shutdown(signal: string) {
@@ -50,6 +55,7 @@ async function shutdown(signal: string) {
   stopJobs(jobs.store)
   // Stop accepting; in-flight requests finish.
   await app.stop(false)
+  metrics?.stop(true)
   await db.close()
   log.info('stopped')
   process.exit(0)

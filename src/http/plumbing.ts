@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import postgres from 'postgres'
 import type { Logger } from '../lib/log.ts'
+import { observeRequest, UNMATCHED_ROUTE } from '../metrics.ts'
 import { AppError, ERROR_CATALOGUE, tooLarge, type ErrorName, type FieldError } from './errors.ts'
 
 /** JSON bodies are small; uploads (multipart) have their own, configurable limit. */
@@ -225,6 +226,9 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
     })
     .onAfterResponse({ as: 'global' }, ({ request, set, route, path }) => {
       const m = meta.get(request)
+      const status = typeof set.status === 'number' ? set.status : 200
+      // The route template (never the raw path: label values must stay few).
+      if (m) observeRequest(request.method, route || UNMATCHED_ROUTE, status, (performance.now() - m.start) / 1000)
       log.info('request', {
         requestId: m?.id,
         method: request.method,

@@ -1,8 +1,9 @@
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { tooLarge } from '../http/errors.ts'
 import { newId } from '../lib/ids.ts'
-import type { ByteRange, FileStorage, PutOptions, StoredFile } from './storage.ts'
+import type { ByteRange, FileStorage, PutOptions, StoredFile, StoredObject } from './storage.ts'
 
 const KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -12,7 +13,7 @@ const STALE_TEMP_MS = 60 * 60 * 1000
 /**
  * Files on local disk:
  *   <root>/objects/<last 2 hex of key>/<2 hex before those>/<key>   stored files
- *   <root>/tmp/<key>.part                                           uploads being written
+ *   <root>/tmp/<key>.<host>.<pid>.part                              uploads being written
  * Keys are UUIDv7s; their last hex digits are random, so the two shard levels spread files
  * evenly (65,536 directories) while the time-ordered prefix would not. An upload is written
  * to tmp/, flushed, then renamed into objects/ (same file system, so the rename is atomic):
@@ -42,30 +43,25 @@ export class LocalDiskStorage implements FileStorage {
     return join(this.root, 'objects', key.slice(-2), key.slice(-4, -2), key)
   }
 
-  async put(source: Blob | ReadableStream<Uint8Array>, opts: PutOptions = {}): Promise<StoredFile> {
+  async put(source: Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, opts: PutOptions = {}): Promise<StoredFile> {
     const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY
     const key = newId()
     await mkdir(this.tmpDir, { recursive: true })
-    const tmp = join(this.tmpDir, `${key}.part`)
+    // The pid in the name lets any instance sharing the volume tell a dead process's leftovers.
+    const tmp = join(this.tmpDir, tempName(key))
     const handle = await open(tmp, 'wx', 0o600)
     let size = 0
     try {
-      const reader = (source instanceof Blob ? source.stream() : source).getReader()
-      try {
-        for (let r = await reader.read(); !r.done; r = await reader.read()) {
-          const chunk = r.value
-          size += chunk.byteLength
-          // Checked while writing: a body without Content-Length is stopped at the limit.
-          if (size > maxBytes) throw tooLarge(maxBytes)
-          let offset = 0
-          while (offset < chunk.byteLength) {
-            const { bytesWritten } = await handle.write(chunk, offset, chunk.byteLength - offset)
-            offset += bytesWritten
-          }
+      const chunks = (source instanceof Blob ? source.stream() : source) as AsyncIterable<Uint8Array>
+      for await (const chunk of chunks) {
+        size += chunk.byteLength
+        // Checked while writing: the stream is stopped (and its source cancelled) at the limit.
+        if (size > maxBytes) throw tooLarge(maxBytes)
+        let offset = 0
+        while (offset < chunk.byteLength) {
+          const { bytesWritten } = await handle.write(chunk, offset, chunk.byteLength - offset)
+          offset += bytesWritten
         }
-      } catch (e) {
-        await reader.cancel().catch(() => {})
-        throw e
       }
       await handle.sync()
       await handle.close()
@@ -92,7 +88,11 @@ export class LocalDiskStorage implements FileStorage {
     await rm(this.pathOf(key), { force: true })
   }
 
-  /** Deletes temp files older than an hour (younger ones may belong to another instance's upload). */
+  /**
+   * Deletes temp files left by processes that are gone: those named with this host and the
+   * pid of a process that no longer exists, and any older than an hour (other hosts' files,
+   * which cannot be checked, and old-style names). Run at start and by the storage sweep job.
+   */
   async sweepTemp(now: Date): Promise<number> {
     let names: string[]
     try {
@@ -103,12 +103,50 @@ export class LocalDiskStorage implements FileStorage {
     let removed = 0
     for (const name of names) {
       const path = join(this.tmpDir, name)
-      const info = await stat(path).catch(() => null)
-      if (info && now.getTime() - info.mtimeMs > STALE_TEMP_MS) {
+      const owner = TEMP_NAME.exec(name)
+      let stale = Boolean(owner && owner[1] === HOST && !processAlive(Number(owner[2])))
+      if (!stale) {
+        const info = await stat(path).catch(() => null)
+        stale = Boolean(info && now.getTime() - info.mtimeMs > STALE_TEMP_MS)
+      }
+      if (stale) {
         await rm(path, { force: true })
         removed++
       }
     }
     return removed
+  }
+
+  /** Every stored file with its last modification time (for the orphan sweep). */
+  async *list(): AsyncIterable<StoredObject> {
+    const objects = join(this.root, 'objects')
+    let entries
+    try {
+      entries = await readdir(objects, { recursive: true, withFileTypes: true })
+    } catch (e: any) {
+      if (e?.code === 'ENOENT') return
+      throw e
+    }
+    for (const e of entries) {
+      if (!e.isFile() || !KEY.test(e.name)) continue
+      const info = await stat(join(e.parentPath, e.name)).catch(() => null)
+      if (info) yield { key: e.name, modifiedAt: info.mtime }
+    }
+  }
+}
+
+const HOST = hostname().replace(/[^A-Za-z0-9-]/g, '_')
+/** `<key>.<host>.<pid>.part` */
+const TEMP_NAME = /^[0-9a-f-]{36}\.([A-Za-z0-9_-]+)\.(\d+)\.part$/
+const tempName = (key: string) => `${key}.${HOST}.${process.pid}.part`
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e: any) {
+    // EPERM: it exists but belongs to someone else.
+    return e?.code === 'EPERM'
   }
 }

@@ -11,6 +11,11 @@ export interface StoredFile {
   size: number
 }
 
+export interface StoredObject {
+  key: string
+  modifiedAt: Date
+}
+
 export interface PutOptions {
   /** Refuse (413) and discard the partial file once more than this many bytes arrive. */
   maxBytes?: number
@@ -21,9 +26,17 @@ export interface PutOptions {
  * client input; the client's file name is metadata kept in the database.
  */
 export interface FileStorage {
-  put(source: Blob | ReadableStream<Uint8Array>, opts?: PutOptions): Promise<StoredFile>
+  /**
+   * Stores bytes as they arrive under a new key; nothing is visible under the key until
+   * every byte is stored. More than `maxBytes` → 413, and nothing is kept.
+   */
+  put(source: Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, opts?: PutOptions): Promise<StoredFile>
   /** The stored bytes (or the requested range of them), or null when the key has no file. */
-  open(key: string, range?: ByteRange): Promise<Blob | null>
+  open(key: string, range?: ByteRange): Promise<Blob | ReadableStream<Uint8Array> | null>
   /** Removes a file; removing a missing file is not an error. */
   remove(key: string): Promise<void>
+  /** Every stored file (for the orphan sweep). */
+  list(): AsyncIterable<StoredObject>
+  /** Removes temporary leftovers of processes that are gone; returns how many. */
+  sweepTemp(now: Date): Promise<number>
 }

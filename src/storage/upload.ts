@@ -1,51 +1,163 @@
-import type { z } from 'zod'
+import busboy from 'busboy'
+import { z } from 'zod'
 import { AppError, badRequest, tooLarge } from '../http/errors.ts'
 import { mediaType, MULTIPART_OVERHEAD_BYTES } from '../http/plumbing.ts'
+import type { FileStorage } from './storage.ts'
 
-export type FormFields = Record<string, string | File>
+/** A file part of a multipart body, already stored under `key` (streamed there as it arrived). */
+export class UploadedFile {
+  constructor(
+    readonly key: string,
+    readonly size: number,
+    /** The client's name, as sent (clean it with cleanFileName). */
+    readonly name: string,
+    /** The part's declared Content-Type, as sent (clean it with cleanContentType). */
+    readonly type: string,
+  ) {}
+}
+
+export type FormFields = Record<string, string | UploadedFile>
+
+/** Form schema of a file field (documented as a binary string in OpenAPI). */
+export const uploadedFile = (message: string) =>
+  z.custom<UploadedFile>((v) => v instanceof UploadedFile, { message }).meta({ type: 'string', format: 'binary' })
+
+/** The parsed fields of a multipart body and the files it stored; discard() removes those files. */
+export interface Multipart {
+  fields: FormFields
+  /** Removes every stored file of this body (when the request fails after reading it). */
+  discard(): Promise<void>
+}
+
+/** Most parts a form of ours has (text fields and a file); more is refused. */
+const MAX_PARTS = 32
 
 /**
- * Reads a multipart/form-data body with a hard byte limit. Upload routes opt out of Elysia's
- * body parsing (`parse: 'none'`) and call this only after authentication and the permission
- * check, so a refused caller's upload is never read, let alone stored. The limit is counted
- * while reading: a body without Content-Length (chunked) is cut off at the limit, not buffered.
+ * Reads a multipart/form-data body as it arrives: each file part is streamed straight into
+ * `storage` (a temporary file, or a multipart upload into the bucket) and never held in
+ * memory; text fields are kept (at most MULTIPART_OVERHEAD_BYTES each). Upload routes opt out
+ * of Elysia's body parsing (`parse: 'none'`) and call this only after authentication and the
+ * permission check, so a refused caller's upload is never read, let alone stored.
  *
- * Returns the first value of every field. Empty text fields and the empty file part a browser
- * sends for an untouched file input count as absent.
+ * Limits are counted while streaming: a file larger than `maxUploadBytes`, or a body larger
+ * than that plus MULTIPART_OVERHEAD_BYTES, is refused (413) as soon as the limit is passed,
+ * whatever Content-Length said, and nothing of it is kept.
+ *
+ * Only the first value of every field counts, and only fields named in `fileFields` may carry
+ * a file (other file parts are read past, not stored). Empty text fields and the empty file
+ * part a browser sends for an untouched file input count as absent.
  */
-export async function readMultipart(request: Request, maxUploadBytes: number): Promise<FormFields> {
+export async function readMultipart(
+  request: Request,
+  maxUploadBytes: number,
+  storage: FileStorage,
+  fileFields: readonly string[] = ['file'],
+): Promise<Multipart> {
   if (mediaType(request) !== 'multipart/form-data') {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data.')
   }
   if (!request.body) throw badRequest('The request has no body; send multipart/form-data.')
-  const limit = maxUploadBytes + MULTIPART_OVERHEAD_BYTES
-  let received = 0
-  let exceeded = false
-  const counter = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      received += chunk.byteLength
-      if (received > limit) {
-        exceeded = true
-        controller.error(tooLarge(maxUploadBytes))
-        return
-      }
-      controller.enqueue(chunk)
-    },
-  })
-  let form: FormData
+
+  const fields: FormFields = {}
+  const stored: UploadedFile[] = []
+  const pending: Promise<unknown>[] = []
+  const discard = async () => {
+    await Promise.allSettled(pending)
+    await Promise.allSettled(stored.splice(0).map((f) => storage.remove(f.key)))
+  }
+
+  let failure: unknown = null
+  let failed!: () => void
+  const failedSignal = new Promise<void>((resolve) => (failed = resolve))
+  const fail = (e: unknown) => {
+    failure ??= e
+    failed()
+  }
+
+  let parser: busboy.Busboy
   try {
-    form = await new Response(request.body.pipeThrough(counter), { headers: { 'content-type': request.headers.get('content-type')! } }).formData()
+    parser = busboy({
+      headers: { 'content-type': request.headers.get('content-type')! },
+      defParamCharset: 'utf8',
+      limits: { fieldSize: MULTIPART_OVERHEAD_BYTES, parts: MAX_PARTS, fieldNameSize: 200 },
+    })
   } catch {
-    if (exceeded) throw tooLarge(maxUploadBytes)
     throw badRequest('The multipart body could not be read; check the boundary and the parts.')
   }
-  const fields: FormFields = {}
-  form.forEach((value: string | File, name) => {
-    if (name in fields) return
-    if (typeof value === 'string' ? value === '' : value.size === 0 && !value.name) return
+
+  const done = new Promise<void>((resolve, reject) => {
+    parser.on('close', resolve)
+    parser.on('error', reject)
+  })
+  done.catch(() => {})
+
+  parser.on('field', (name, value, info) => {
+    if (info.valueTruncated) return fail(badRequest(`${name}: the value is too long`, [{ field: name, message: 'is too long' }]))
+    if (name in fields || value === '') return
     fields[name] = value
   })
-  return fields
+  parser.on('file', (name, stream, info) => {
+    // Errors reach us through storage.put; one raised after it stopped reading (the parser
+    // destroyed mid-part) has no one else to hear it.
+    stream.on('error', () => {})
+    if (name in fields || !fileFields.includes(name) || failure) {
+      stream.resume()
+      return
+    }
+    // Claimed now, so a second part of the same name is read past.
+    fields[name] = new UploadedFile('', 0, info.filename ?? '', info.mimeType ?? '')
+    const put = storage.put(stream as AsyncIterable<Uint8Array>, { maxBytes: maxUploadBytes }).then(
+      (file) => {
+        const upload = new UploadedFile(file.key, file.size, info.filename ?? '', info.mimeType ?? '')
+        stored.push(upload)
+        // An untouched file input: no name, no bytes.
+        if (file.size === 0 && !info.filename) delete fields[name]
+        else fields[name] = upload
+      },
+      (e) => {
+        stream.destroy()
+        fail(e)
+      },
+    )
+    pending.push(put)
+  })
+  parser.on('partsLimit', () => fail(badRequest(`The form has more than ${MAX_PARTS} parts.`)))
+
+  const limit = maxUploadBytes + MULTIPART_OVERHEAD_BYTES
+  let received = 0
+  const reader = request.body.getReader()
+  try {
+    for (;;) {
+      if (failure) break
+      const { done: end, value } = await reader.read()
+      if (end) break
+      received += value.byteLength
+      if (received > limit) {
+        fail(tooLarge(maxUploadBytes))
+        break
+      }
+      // Backpressure: the parser holds a write until the file part's consumer has taken it.
+      if (!parser.write(value)) await Promise.race([new Promise<void>((resolve) => parser.once('drain', resolve)), done, failedSignal])
+    }
+    if (!failure) {
+      parser.end()
+      await Promise.race([done, failedSignal])
+    }
+  } catch (e) {
+    fail(e instanceof AppError ? e : badRequest('The multipart body could not be read; check the boundary and the parts.'))
+  }
+  if (failure) {
+    await reader.cancel().catch(() => {})
+    parser.destroy()
+  }
+  await Promise.allSettled(pending)
+  if (failure) {
+    await discard()
+    throw failure
+  }
+  // Drop files removed from the form (empty untouched inputs) right away.
+  for (const f of stored) if (!Object.values(fields).includes(f)) await storage.remove(f.key).catch(() => {})
+  return { fields, discard }
 }
 
 /** Validates form fields with a zod schema; failures look like every other validation error (400, 40001). */
@@ -56,8 +168,8 @@ export function parseForm<S extends z.ZodType>(schema: S, fields: FormFields): z
   throw badRequest(`Invalid request. ${rows.map((r) => `${r.field}: ${r.message}`).join('; ')}`.slice(0, 500), rows)
 }
 
-/** Checks an uploaded file against the limit and refuses empty files. */
-export function checkUpload(file: File, field: string, maxUploadBytes: number) {
+/** Refuses empty files (the limit was enforced while the file was stored). */
+export function checkUpload(file: UploadedFile, field: string, maxUploadBytes: number) {
   if (file.size > maxUploadBytes) throw tooLarge(maxUploadBytes)
   if (file.size === 0) throw badRequest(`${field}: the file is empty`, [{ field, message: 'the file is empty' }])
 }

@@ -97,11 +97,49 @@ export async function buildWebBundle(): Promise<WebBundle> {
   }
 }
 
+/**
+ * Writes a bundle to a directory (`manifest.json` + `assets/<name>` and `<name>.gz`), for
+ * images that build the front end once at build time (src/cli/build-web.ts, WEB_DIST_DIR).
+ */
+export async function writeWebBundle(bundle: WebBundle, dir: string) {
+  const files: { name: string; type: string }[] = []
+  for (const [name, a] of bundle.assets) {
+    await Bun.write(join(dir, 'assets', name), a.body)
+    await Bun.write(join(dir, 'assets', `${name}.gz`), a.gzip)
+    files.push({ name, type: a.type })
+  }
+  const manifest = { indexHtml: bundle.indexHtml, initialScripts: bundle.initialScripts, files }
+  await Bun.write(join(dir, 'manifest.json'), JSON.stringify(manifest))
+}
+
+/** Reads a bundle written by writeWebBundle. */
+export async function readWebBundle(dir: string): Promise<WebBundle> {
+  const started = performance.now()
+  const manifest = (await Bun.file(join(dir, 'manifest.json')).json()) as {
+    indexHtml: string
+    initialScripts: string[]
+    files: { name: string; type: string }[]
+  }
+  const assets = new Map<string, WebAsset>()
+  for (const f of manifest.files) {
+    const body = new Uint8Array(await Bun.file(join(dir, 'assets', f.name)).arrayBuffer())
+    const gzip = new Uint8Array(await Bun.file(join(dir, 'assets', `${f.name}.gz`)).arrayBuffer())
+    assets.set(f.name, { body, gzip, type: f.type })
+  }
+  return { assets, indexHtml: manifest.indexHtml, initialScripts: manifest.initialScripts, builtInMs: Math.round(performance.now() - started) }
+}
+
+let prebuiltDir: string | undefined
+/** WEB_DIST_DIR: serve the bundle built at image build time instead of building it in-process. */
+export function usePrebuiltWeb(dir: string | undefined) {
+  prebuiltDir = dir
+}
+
 let pending: Promise<WebBundle> | null = null
 
 /** The memoised build; a failed build is forgotten so the next request tries again. */
 export function webBundle(): Promise<WebBundle> {
-  pending ??= buildWebBundle().catch((e) => {
+  pending ??= (prebuiltDir ? readWebBundle(prebuiltDir) : buildWebBundle()).catch((e) => {
     pending = null
     throw e
   })

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { rm } from 'node:fs/promises'
-import type { LocalDiskStorage } from '../../src/storage/local-disk.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { NOT_A_UUID, UNKNOWN_ID, world, type World } from '../experiments/world.ts'
-import { download, formOf, sampleBytes, storedFiles } from '../storage/helpers.ts'
+import { appOn, BACKENDS, discardStorage, download, formOf, sampleBytes, storedFiles } from '../storage/helpers.ts'
 import { insertPoint } from '../support/fixtures.ts'
 import { ManualClock, testApp, type TestContext } from '../support/harness.ts'
 
@@ -12,13 +10,16 @@ let w: World
 const clock = new ManualClock('2026-11-22T08:00:00.000Z')
 const VIDEO = sampleBytes(200_000, 11)
 
+describe.each(BACKENDS)('%s storage', (backend) => {
+// (not indented, to keep the diff against the single-backend version small)
 beforeAll(async () => {
-  ctx = await testApp({ clock })
+  clock.set('2026-11-22T08:00:00.000Z')
+  ctx = await appOn(backend, { clock })
   w = await world(ctx, { students: 1 })
 }, 60_000)
 afterAll(async () => {
-  await rm((ctx.deps.storage as LocalDiskStorage).root, { recursive: true, force: true })
-})
+  await discardStorage(ctx.deps.storage)
+}, 60_000)
 
 const upload = (fields: Record<string, string | Blob>, token = w.teacher.token, courseId = w.course.id) =>
   ctx.api.post(`/courses/${courseId}/resources`, { form: formOf(fields), token })
@@ -109,7 +110,7 @@ describe('POST /courses/{courseId}/resources', () => {
   })
 
   test('a file over MAX_UPLOAD_BYTES → 413, nothing stored', async () => {
-    const small = await testApp({ clock, config: { maxUploadBytes: 4096 } })
+    const small = await appOn(backend, { clock, config: { maxUploadBytes: 4096 } })
     const sw = await world(small, { students: 0 })
     const res = await small.api.post(`/courses/${sw.course.id}/resources`, {
       form: formOf({ name: 'Big', type: 'FILE', file: new File([sampleBytes(4097)], 'big.bin') }),
@@ -118,7 +119,7 @@ describe('POST /courses/{courseId}/resources', () => {
     expect(res.status).toBe(413)
     expect(res.code).toBe(41300)
     expect(await storedFiles(small)).toEqual([])
-    await rm((small.deps.storage as LocalDiskStorage).root, { recursive: true, force: true })
+    await discardStorage(small.deps.storage)
   })
 
   test('a JSON body → 415', async () => {
@@ -147,7 +148,7 @@ describe('GET /courses/{courseId}/resources', () => {
     await add('video', { name: 'Recording', type: 'VIDEO', category: 'Lectures', externalUrl: 'https://v.example.com/1' })
     await add('link', { name: 'Docs', type: 'LINK', category: 'Reading', externalUrl: 'https://docs.example.com' })
     await add('nocat', { name: 'Misc', type: 'LINK', externalUrl: 'https://misc.example.com' })
-  })
+  }, 60_000)
   const list = (query = '', token = lw.students[0]!.token) => ctx.api.get(`/courses/${courseId}/resources${query}`, { token })
 
   test('members see the resources newest first', async () => {
@@ -201,7 +202,7 @@ describe('GET /resources/{resourceId}/file', () => {
   beforeAll(async () => {
     fileId = (await upload(fileFields('第一章 讲义.mp4'))).data.id
     linkId = (await upload({ name: 'L', type: 'LINK', externalUrl: 'https://example.com' })).data.id
-  })
+  }, 60_000)
 
   test('members download the exact bytes, with the stored type and the Unicode name', async () => {
     for (const token of [w.teacher.token, w.students[0]!.token]) {
@@ -312,4 +313,5 @@ describe('DELETE /courses/{courseId}/resources/{resourceId}', () => {
     const list = await ctx.api.get(`/courses/${w.course.id}/resources?type=LINK&pageSize=200`, { token: w.teacher.token })
     expect(list.data.items.some((r: any) => r.id === id)).toBe(true)
   })
+})
 })

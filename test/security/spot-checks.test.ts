@@ -310,11 +310,14 @@ describe('upload file names', async () => {
   test('quotes, semicolons, control and bidi-override characters cannot break or disguise the header', async () => {
     // Hand-written multipart: a browser would percent-encode these, an attacker does not.
     for (const [name, expected] of [
-      ['q\\"uote;x=1.txt', '"uote;x=1.txt'],
+      // A quoted-pair is unescaped (RFC 9110 quoted-string), as the streaming parser (busboy) reads it.
+      ['q\\"uote;x=1.txt', 'q"uote;x=1.txt'],
       ['evil\u202Egnp.exe', 'evilgnp.exe'],
-      ['bell\u0007\u001b.txt', 'bell.txt'],
+      // Control characters percent-encoded (RFC 5987); raw ones make the part header malformed (below).
+      ['*bell%07%1B.txt', 'bell.txt'],
     ] as [string, string][]) {
-      const body = `--xyz\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/plain\r\n\r\npayload\r\n--xyz--\r\n`
+      const param = name.startsWith('*') ? `filename*=UTF-8''${name.slice(1)}` : `filename="${name}"`
+      const body = `--xyz\r\nContent-Disposition: form-data; name="file"; ${param}\r\nContent-Type: text/plain\r\n\r\npayload\r\n--xyz--\r\n`
       const up = await api.post(`/experiments/${w.experimentId}/submissions`, {
         token: w.student.token,
         raw: body,
@@ -328,6 +331,13 @@ describe('upload file names', async () => {
       expect(disposition).toMatch(/^attachment; filename="[\x20-\x21\x23-\x7e]*"; filename\*=UTF-8''[A-Za-z0-9%._~!$&+,;=:@`^|{}#-]*$/)
       expect(disposition).toContain(`filename*=UTF-8''${encodeURIComponent(expected).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`)
     }
+     // Raw control characters in the part header: not a file part at all → refused, nothing stored.
+    const raw = await api.post(`/experiments/${w.experimentId}/submissions`, {
+      token: w.student.token,
+      raw: `--xyz\r\nContent-Disposition: form-data; name="file"; filename="bell\u0007\u001b.txt"\r\nContent-Type: text/plain\r\n\r\npayload\r\n--xyz--\r\n`,
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+    })
+    expect(raw.status).toBe(400)
   })
 
   test('an HTML upload is served as an attachment, nosniff and sandboxed', async () => {

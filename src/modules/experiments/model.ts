@@ -1,3 +1,4 @@
+import { uploadedFile } from '../../storage/upload.ts'
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
 import { plainText } from '../../http/text.ts'
@@ -68,7 +69,7 @@ export const ExperimentDetail = Experiment.extend({
 }).meta({ id: 'ExperimentDetail' })
 
 export const SubmissionForm = z.object({
-  file: z.file({ message: 'a file is required' }),
+  file: uploadedFile('a file is required'),
   note: z.string().max(2000, 'must be at most 2,000 characters').optional().meta({ description: 'Plain text.' }),
 })
 

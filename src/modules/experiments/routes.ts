@@ -79,15 +79,22 @@ export function experimentRoutes(deps: Deps) {
       async ({ user, params, request, set }) => {
         // Permission first: a refused caller's upload is never read or stored.
         const experiment = await service.experimentForSubmission(sql, params.experimentId, user)
-        const form = parseForm(SubmissionForm, await readMultipart(request, config.maxUploadBytes))
-        const submission = await service.submit(sql, storage, {
-          experiment,
-          student: user,
-          file: form.file,
-          note: form.note,
-          maxUploadBytes: config.maxUploadBytes,
-          now: clock.now(),
-        })
+        const upload = await readMultipart(request, config.maxUploadBytes, storage)
+        let submission
+        try {
+          const form = parseForm(SubmissionForm, upload.fields)
+          submission = await service.submit(sql, storage, {
+            experiment,
+            student: user,
+            file: form.file,
+            note: form.note,
+            maxUploadBytes: config.maxUploadBytes,
+            now: clock.now(),
+          })
+        } catch (e) {
+          await upload.discard()
+          throw e
+        }
         set.status = 201
         return ok(submission, 'Submitted.')
       },

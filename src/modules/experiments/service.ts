@@ -8,7 +8,7 @@ import { sanitizeRichText } from '../../lib/richtext.ts'
 import { insertNotifications } from '../notifications/queries.ts'
 import type { StoredFileMeta } from '../../storage/download.ts'
 import type { FileStorage } from '../../storage/storage.ts'
-import { checkUpload, cleanContentType, cleanFileName } from '../../storage/upload.ts'
+import { checkUpload, cleanContentType, cleanFileName, type UploadedFile } from '../../storage/upload.ts'
 import type { ExperimentCreate, ExperimentPatch } from './model.ts'
 import * as q from './queries.ts'
 
@@ -100,14 +100,14 @@ export async function submit(
   args: {
     experiment: { id: string; course_id: string; due_at: Date }
     student: CurrentUser
-    file: File
+    file: UploadedFile
     note: string | undefined
     maxUploadBytes: number
     now: Date
   },
 ) {
   checkUpload(args.file, 'file', args.maxUploadBytes)
-  const stored = await storage.put(args.file, { maxBytes: args.maxUploadBytes })
+  const stored = args.file
   try {
     const row = await q.insertSubmission(sql, {
       id: newId(),

@@ -1,5 +1,6 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { newId } from '../../lib/ids.ts'
+import { countNotifications as countCreated } from '../../metrics.ts'
 
 export type NotificationType = 'HOMEWORK_REMINDER' | 'SUBMISSION_GRADED' | 'ANNOUNCEMENT'
 
@@ -25,6 +26,7 @@ export async function insertNotifications(sql: Sql | TxSql, rows: NewNotificatio
   }))
   const res = await sql`
     insert into notifications ${sql(values, 'id', 'user_id', 'notification_type', 'title', 'content', 'action_path', 'delivered_at')}`
+  for (const type of new Set(rows.map((r) => r.type))) countCreated(type, rows.filter((r) => r.type === type).length)
   return res.count
 }
 
@@ -41,6 +43,7 @@ export async function notifyCourseStudents(
     select gen_uuid_v7(), m.user_id, ${n.type}, ${n.title}, ${n.content}, ${n.actionPath}, ${now}
       from course_members m
      where m.course_id = ${courseId}`
+  countCreated(n.type, res.count)
   return res.count
 }
 

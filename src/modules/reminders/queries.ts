@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
+import { countNotifications } from '../../metrics.ts'
 
 export type TriggerType = 'START' | 'BEFORE_DUE_24H' | 'DUE'
 export const TRIGGER_TYPES: readonly TriggerType[] = ['START', 'BEFORE_DUE_24H', 'DUE']
@@ -133,6 +134,7 @@ export async function insertReminderNotifications(tx: TxSql, ids: string[], now:
       cross join lateral (select to_char(t.due_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI "UTC"') as due) d
      where e.id = any(${ids}::uuid[]) and not e.canceled
     on conflict (event_id) do nothing`
+  countNotifications('HOMEWORK_REMINDER', res.count)
   return res.count
 }
 

@@ -1,3 +1,4 @@
+import { uploadedFile } from '../../storage/upload.ts'
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
 import { plainText } from '../../http/text.ts'
@@ -37,7 +38,7 @@ export const ResourceForm = z
     name: plainText({ min: 1, max: 200 }),
     type: ResourceType,
     category: Category.optional(),
-    file: z.file({ message: 'must be a file' }).optional().meta({ description: 'Required for FILE, not allowed otherwise.' }),
+    file: uploadedFile('must be a file').optional().meta({ description: 'Required for FILE, not allowed otherwise.' }),
     externalUrl: HttpUrl.optional().meta({ description: 'Required for VIDEO and LINK (http/https only), not allowed for FILE.' }),
   })
   .superRefine((f, ctx) => {

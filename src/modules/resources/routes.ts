@@ -19,14 +19,20 @@ export function resourceRoutes(deps: Deps) {
       '/courses/:courseId/resources',
       async ({ course, user, request, set }) => {
         // The course macro has checked the teacher before the upload is read.
-        const form = parseForm(ResourceForm, await readMultipart(request, config.maxUploadBytes))
-        const resource = await service.createResource(sql, storage, {
-          courseId: course.id,
-          teacherId: user.id,
-          form,
-          maxUploadBytes: config.maxUploadBytes,
-          now: clock.now(),
-        })
+        const upload = await readMultipart(request, config.maxUploadBytes, storage)
+        let resource
+        try {
+          resource = await service.createResource(sql, storage, {
+            courseId: course.id,
+            teacherId: user.id,
+            form: parseForm(ResourceForm, upload.fields),
+            maxUploadBytes: config.maxUploadBytes,
+            now: clock.now(),
+          })
+        } catch (e) {
+          await upload.discard()
+          throw e
+        }
         set.status = 201
         return ok(resource, 'Resource created.')
       },

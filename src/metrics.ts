@@ -1,0 +1,130 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { Sql } from './db/connect.ts'
+import type { Logger } from './lib/log.ts'
+
+/**
+ * Prometheus metrics (prom-client), served on METRICS_PORT only (see serveMetrics). The
+ * metric objects live here; the rest of the code calls the small functions below.
+ */
+export const registry = new Registry()
+collectDefaultMetrics({ register: registry })
+
+/** The route label of a request that matched no route (never the raw path: unbounded labels). */
+export const UNMATCHED_ROUTE = 'unmatched'
+
+const httpRequests = new Counter({
+  name: 'http_requests_total',
+  help: 'HTTP requests answered, by method, route template and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [registry],
+})
+const httpDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'Time from receiving a request to finishing its response, by method and route template.',
+  labelNames: ['method', 'route'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+})
+const notificationsCreated = new Counter({
+  name: 'notifications_created_total',
+  help: 'Notifications written, by type.',
+  labelNames: ['type'] as const,
+  registers: [registry],
+})
+const emailsSent = new Counter({
+  name: 'emails_sent_total',
+  help: 'E-mails handed to the mail server, by result.',
+  labelNames: ['result'] as const,
+  registers: [registry],
+})
+const sseStreams = new Gauge({
+  name: 'sse_streams_open',
+  help: 'Server-sent event streams open on this instance.',
+  registers: [registry],
+})
+
+/** The database the scrape-time gauges query; set by serveMetrics. */
+let source: { sql: Sql; log: Logger } | undefined
+
+// Collected by one query at scrape time (shared by both gauges of a scrape).
+let pending: Promise<{ due: number; lag: number }> | undefined
+function reminderState(): Promise<{ due: number; lag: number }> {
+  pending ??= (async () => {
+    try {
+      if (!source) return { due: 0, lag: 0 }
+      return await reminderQuery(source.sql)
+    } catch (e) {
+      // The database is down: the rest of the scrape still answers; these two read NaN.
+      source?.log.warn('metrics: reminder state unavailable', { error: String((e as Error)?.message ?? e) })
+      return { due: Number.NaN, lag: Number.NaN }
+    } finally {
+      queueMicrotask(() => (pending = undefined))
+    }
+  })()
+  return pending
+}
+async function reminderQuery(sql: Sql) {
+  const [row] = await sql<{ due: string; oldest: Date | null }[]>`
+    select count(*) as due, min(scheduled_at) as oldest
+      from homework_reminder_events
+     where sent_at is null and not canceled and scheduled_at <= now()`
+  const oldest = row?.oldest ? new Date(row.oldest).getTime() : null
+  return { due: Number(row?.due ?? 0), lag: oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000) }
+}
+new Gauge({
+  name: 'reminder_events_due',
+  help: 'Reminder events that are due and neither sent nor canceled.',
+  registers: [registry],
+  async collect() {
+    this.set((await reminderState()).due)
+  },
+})
+new Gauge({
+  name: 'reminder_dispatch_lag_seconds',
+  help: 'Age of the oldest due, unsent reminder event (0 when none).',
+  registers: [registry],
+  async collect() {
+    this.set((await reminderState()).lag)
+  },
+})
+
+export function observeRequest(method: string, route: string, status: number, seconds: number) {
+  httpRequests.inc({ method, route, status: String(status) })
+  httpDuration.observe({ method, route }, seconds)
+}
+
+export function countNotifications(type: string, n: number) {
+  if (n > 0) notificationsCreated.inc({ type }, n)
+}
+
+export function countEmail(result: 'sent' | 'failed' | (string & {})) {
+  emailsSent.inc({ result })
+}
+
+export function setSseStreams(n: number) {
+  sseStreams.set(n)
+}
+
+/**
+ * Serves `/metrics` on its own port (a separate Bun.serve, never the public one), for a
+ * Prometheus scraper on the private network. Returns the server (stop it on shutdown).
+ */
+export function serveMetrics(opts: { port: number; hostname: string; sql: Sql; log: Logger }) {
+  source = { sql: opts.sql, log: opts.log }
+  return Bun.serve({
+    port: opts.port,
+    hostname: opts.hostname,
+    reusePort: false,
+    async fetch(request) {
+      const url = new URL(request.url)
+      if (url.pathname !== '/metrics') return new Response('Not found. Metrics are at /metrics.\n', { status: 404 })
+      if (request.method !== 'GET' && request.method !== 'HEAD') return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } })
+      try {
+        return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } })
+      } catch (e) {
+        opts.log.error('metrics scrape failed', { error: String((e as Error)?.message ?? e) })
+        return new Response('metrics unavailable\n', { status: 503 })
+      }
+    },
+  })
+}

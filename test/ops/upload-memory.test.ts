@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { call, rssOf, streamedResourceForm, teacherWithCourse } from './api.ts'
+
+const MB = 1024 * 1024
+const SIZE = 400 * MB
+
+/**
+ * Issue 11.3: a 400 MB upload once peaked at 915 MB RSS. The body is now streamed to the
+ * temporary file as it arrives, so the process's RSS stays within 64 MB of idle.
+ */
+describe.skipIf(!process.env.DATABASE_URL)('a 400 MB upload on a real service process', () => {
+  let db: Awaited<ReturnType<typeof scratchDatabase>>
+  let svc: ServiceProcess
+  beforeAll(async () => {
+    db = await scratchDatabase('cls_upmem')
+    svc = await startService({
+      env: { DATABASE_URL: db.url, JWT_SECRET: 'x'.repeat(40), MAX_UPLOAD_BYTES: String(450 * MB), REMINDER_SCAN_CRON: 'off' },
+    })
+  })
+  afterAll(async () => {
+    await svc?.stop()
+    await db?.drop()
+  })
+
+  test('RSS rises by at most 64 MB while it streams in, and returns near idle', async () => {
+    const { teacher, courseId } = await teacherWithCourse(svc.url)
+    // Warm up: the upload path's code is loaded and the heap has served one upload before idle is sampled.
+    const warm = streamedResourceForm(16 * MB)
+    const w = await call(svc.url, 'POST', `/courses/${courseId}/resources`, { token: teacher.token, body: warm.body, headers: { 'content-type': warm.contentType } })
+    expect(w.status).toBe(201)
+    await Bun.sleep(300)
+    const pid = svc.proc.pid
+    const idle = await rssOf(pid)
+    let peak = idle
+    let sampling = true
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, await rssOf(pid))
+        await Bun.sleep(25)
+      }
+    })()
+    const { body, contentType } = streamedResourceForm(SIZE)
+    const res = await call(svc.url, 'POST', `/courses/${courseId}/resources`, { token: teacher.token, body, headers: { 'content-type': contentType } })
+    sampling = false
+    await sampler
+    expect(res.status).toBe(201)
+    expect(res.json.data.fileSize).toBe(SIZE)
+    await Bun.sleep(500)
+    const after = await rssOf(pid)
+    console.log(`upload RSS: idle ${(idle / MB).toFixed(1)} MB, peak ${(peak / MB).toFixed(1)} MB, after ${(after / MB).toFixed(1)} MB`)
+    expect(peak - idle).toBeLessThanOrEqual(64 * MB)
+    expect(after - idle).toBeLessThanOrEqual(32 * MB)
+
+    // The stored file is complete: its last bytes come back.
+    const tailRes = await fetch(`${svc.url}${res.json.data.fileUrl}`, { headers: { authorization: `Bearer ${teacher.token}`, range: 'bytes=-4' } })
+    expect(tailRes.status).toBe(206)
+    expect(new Uint8Array(await tailRes.arrayBuffer())).toEqual(new Uint8Array(4).fill(0x5a))
+  }, 120_000)
+})
