@@ -34,6 +34,8 @@ const EnvSchema = z
     LOGIN_MAX_FAILURES_PER_IP: int(1, 100000).default(50),
     LOGIN_WINDOW_SECONDS: int(1, 86400).default(15 * 60),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    SHUTDOWN_TIMEOUT_SECONDS: int(1, 3600).default(25),
+    DB_CONNECT_TIMEOUT_SECONDS: int(1, 60).default(2),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.JWT_SECRET) {
@@ -64,6 +66,10 @@ export interface Config {
   loginMaxFailuresPerIp: number
   loginWindowSeconds: number
   logLevel: LogLevel
+  /** After SIGTERM/SIGINT the process exits by this deadline, even with requests in flight. */
+  shutdownTimeoutSeconds: number
+  /** A connection attempt to PostgreSQL gives up after this long (outages answer 503 fast). */
+  dbConnectTimeoutSeconds: number
 }
 
 export class ConfigError extends Error {
@@ -94,5 +100,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
     loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,
     logLevel: e.LOG_LEVEL,
+    shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
+    dbConnectTimeoutSeconds: e.DB_CONNECT_TIMEOUT_SECONDS,
   }
 }
