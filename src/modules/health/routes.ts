@@ -42,7 +42,7 @@ export function healthRoutes(deps: Deps) {
       async ({ set }) => {
         // The app is built only after the migrations ran; so "ready" is: not draining, database answers.
         const draining = deps.lifecycle?.draining ?? false
-        const up = draining ? false : await databaseUp(deps, 1500)
+        const up = await databaseUp(deps, 1500)
         if (draining || !up) {
           set.status = 503
           return {
