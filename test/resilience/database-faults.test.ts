@@ -15,6 +15,36 @@ const JWT_SECRET = 'resilience-test-secret-resilience-test-secret'
  * restored (requests used to hang 10-20 s, and to fail for seconds after the database was back).
  */
 describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, real process)', () => {
+  test('a query on a connection whose backend was terminated rejects with a catchable CONNECTION_CLOSED (postgres.js patch)', async () => {
+    // porsager/postgres#1208: a reserved connection stays pinned after its backend dies; the
+    // next write used to throw an uncaught TypeError from a timer (or, guarded naively, hang).
+    const sql = postgres(process.env.DATABASE_URL!, { max: 2, onnotice: () => {} })
+    const admin = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
+    try {
+      for (let round = 0; round < 3; round++) {
+        const reserved = await sql.reserve()
+        const [row] = await reserved<{ pid: number }[]>`select pg_backend_pid() as pid`
+        const pid = row!.pid
+        await admin`select pg_terminate_backend(${pid})`
+        await Bun.sleep(100)
+        const outcome = await Promise.race([
+          reserved`select 1`.then(
+            () => 'resolved',
+            (e: any) => e.code,
+          ),
+          Bun.sleep(3000).then(() => 'hung'),
+        ])
+        expect(['CONNECTION_CLOSED', '57P01']).toContain(outcome)
+        reserved.release()
+      }
+      // The pool itself carries on.
+      expect([...(await sql`select 1 as one`)]).toEqual([{ one: 1 }])
+    } finally {
+      await sql.end({ timeout: 1 })
+      await admin.end({ timeout: 1 })
+    }
+  }, 20_000)
+
   test('16 clients while every backend is terminated five times: the process stays up, only 2xx and 503, recovery within 1 s', async () => {
     const db = await scratchDatabase('cls_faults')
     const admin = postgres(process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} })
