@@ -68,6 +68,8 @@ const EnvSchema = z
       }
       return origins
     }),
+    SHUTDOWN_TIMEOUT_SECONDS: int(1, 3600).default(25),
+    DB_CONNECT_TIMEOUT_SECONDS: int(1, 60).default(2),
   })
   .superRefine((env, ctx) => {
     if (env.FILE_STORAGE === 's3' && !env.S3_BUCKET) {
@@ -111,6 +113,10 @@ export interface Config {
   corsOrigins: string[]
   /** A web bundle built ahead (src/cli/build-web.ts); unset → built in-process on first use. */
   webDistDir: string | undefined
+  /** After SIGTERM/SIGINT the process exits by this deadline, even with requests in flight. */
+  shutdownTimeoutSeconds: number
+  /** A connection attempt to PostgreSQL gives up after this long (outages answer 503 fast). */
+  dbConnectTimeoutSeconds: number
 }
 
 export class ConfigError extends Error {
@@ -156,5 +162,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsPort: e.METRICS_PORT,
     corsOrigins: e.CORS_ORIGINS,
     webDistDir: e.WEB_DIST_DIR,
+    shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
+    dbConnectTimeoutSeconds: e.DB_CONNECT_TIMEOUT_SECONDS,
   }
 }

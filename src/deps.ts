@@ -11,4 +11,11 @@ export interface Deps {
   clock: Clock
   log: Logger
   storage: FileStorage
+  /** The process's state (server.ts sets `draining` on SIGTERM); absent in most tests. */
+  lifecycle?: Lifecycle
+}
+
+export interface Lifecycle {
+  /** True from the shutdown signal on: /status/ready answers 503, responses close the connection. */
+  draining: boolean
 }

@@ -1,6 +1,7 @@
 import { cron } from '@elysiajs/cron'
 import { Elysia } from 'elysia'
 import type { Deps } from './deps.ts'
+import { isConnectionError } from './http/plumbing.ts'
 import { purgeExpired } from './modules/auth/queries.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
 import { sweepStorage } from './storage/sweep.ts'
@@ -65,7 +66,15 @@ export function scheduler(deps: Deps, jobs: Job[]) {
         async run() {
           const started = performance.now()
           try {
-            const result = await job.run(deps.clock.now())
+            const now = deps.clock.now()
+            // A connection that died while idle (database restarted, network cut) fails the
+            // first statement only: one quick retry on a fresh connection, so a scan right
+            // after an outage delivers instead of waiting for the next one.
+            const result = await job.run(now).catch(async (e) => {
+              if (!isConnectionError(e)) throw e
+              await Bun.sleep(250)
+              return job.run(now)
+            })
             deps.log.debug('job finished', { job: job.name, durationMs: Math.round(performance.now() - started), result })
           } catch (e) {
             deps.log.error('job failed', { job: job.name, error: String((e as Error)?.message ?? e) })

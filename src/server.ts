@@ -1,8 +1,8 @@
 import { buildApp } from './app.ts'
-import { ConfigError, loadConfig } from './config.ts'
+import { ConfigError, loadConfig, type Config } from './config.ts'
 import { connectDatabase } from './db/connect.ts'
 import { migrate } from './db/migrate.ts'
-import type { Deps } from './deps.ts'
+import type { Deps, Lifecycle } from './deps.ts'
 import { defaultJobs, scheduler, stopJobs } from './jobs.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
@@ -12,7 +12,7 @@ import { embeddedJwtSecret } from './secrets.ts'
 import { createStorage } from './storage/create.ts'
 import { usePrebuiltWeb } from './web/assets.ts'
 
-let config
+let config: Config
 try {
   config = loadConfig()
 } catch (e) {
@@ -25,39 +25,83 @@ try {
 const log = createLogger(config.logLevel)
 usePrebuiltWeb(config.webDistDir)
 
-const db = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax })
+const db = await connectDatabase({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.dataDir,
+  poolMax: config.dbPoolMax,
+  connectTimeoutSeconds: config.dbConnectTimeoutSeconds,
+})
 const applied = await migrate(db.sql)
 log.info('database ready', { kind: db.kind, migrationsApplied: applied })
 
 const jwtSecret = config.jwtSecret ?? (await embeddedJwtSecret(config.dataDir))
 const storage = await createStorage(config)
-const deps: Deps = { sql: db.sql, config: { ...config, jwtSecret }, clock: systemClock, log, storage }
+const lifecycle: Lifecycle = { draining: false }
+const deps: Deps = { sql: db.sql, config: { ...config, jwtSecret }, clock: systemClock, log, storage, lifecycle }
 
+let lastRequestAt = 0
 const jobs = scheduler(deps, defaultJobs(deps))
 const app = buildApp(deps)
+  .onRequest(({ set }) => {
+    lastRequestAt = performance.now()
+    // While draining, every answer tells the client to open its next connection elsewhere.
+    if (lifecycle.draining) set.headers['connection'] = 'close'
+  })
   .use(jobs)
-  .listen({
+try {
+  app.listen({
     port: config.port,
     hostname: config.host,
+    // Elysia turns reusePort on, which lets a second process share a port in use.
+    reusePort: false,
     // Bun's own hard cap; the app answers 413 in the envelope before this is reached.
     maxRequestBodySize: Math.max(config.maxUploadBytes, MAX_JSON_BYTES) + MULTIPART_OVERHEAD_BYTES,
   })
+} catch (e) {
+  const code = (e as NodeJS.ErrnoException)?.code
+  const reason = code === 'EADDRINUSE' ? 'the port is already in use by another process' : String((e as Error)?.message ?? e)
+  log.error('cannot listen', { host: config.host, port: config.port, code, reason })
+  console.error(`Cannot listen on ${config.host}:${config.port}: ${reason}. Stop the other process or set PORT.`)
+  stopJobs(jobs.store)
+  await db.close().catch(() => {})
+  process.exit(1)
+}
 log.info('listening', { url: `http://${config.host}:${config.port}`, database: db.kind })
 // Prometheus metrics on their own port, never the public one.
 const metrics = config.metricsPort ? serveMetrics({ port: config.metricsPort, hostname: config.host, sql: db.sql, log }) : undefined
 if (metrics) log.info('metrics', { url: `http://${config.host}:${config.metricsPort}/metrics` })
 
+/** After the signal, the listener stays open until no request came for this long (at most DRAIN_GRACE_MAX_MS). */
+const DRAIN_QUIET_MS = 1000
+const DRAIN_GRACE_MAX_MS = 5000
+
 let stopping = false
 async function shutdown(signal: string) {
   if (stopping) return
   stopping = true
-  log.info('shutting down', { signal })
+  const started = performance.now()
+  const deadlineMs = config.shutdownTimeoutSeconds * 1000
+  log.info('shutting down', { signal, timeoutSeconds: config.shutdownTimeoutSeconds })
+  setTimeout(() => {
+    log.error('shutdown deadline reached; exiting with requests in flight', {
+      timeoutSeconds: config.shutdownTimeoutSeconds,
+      pendingRequests: app.server?.pendingRequests,
+    })
+    process.exit(1)
+  }, deadlineMs)
+  // Not ready from now on; answers carry `Connection: close`, so keep-alive clients leave
+  // (a request already on its way over a kept-alive connection is answered, not reset).
+  lifecycle.draining = true
+  lastRequestAt = Math.max(lastRequestAt, started)
   stopJobs(jobs.store)
-  // Stop accepting; in-flight requests finish.
-  await app.stop(false)
+  const graceEnd = started + Math.min(DRAIN_GRACE_MAX_MS, deadlineMs / 4)
+  while (performance.now() < graceEnd && performance.now() - lastRequestAt < DRAIN_QUIET_MS) await Bun.sleep(50)
+  // Stop accepting; in-flight requests finish (or the deadline ends them).
+  void app.server?.stop(false)
   metrics?.stop(true)
+  while ((app.server?.pendingRequests ?? 0) > 0) await Bun.sleep(50)
   await db.close()
-  log.info('stopped')
+  log.info('stopped', { durationMs: Math.round(performance.now() - started) })
   process.exit(0)
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))

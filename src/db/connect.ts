@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import postgres from 'postgres'
@@ -18,9 +18,76 @@ const common = {
   connection: { application_name: 'course-learning-service' },
 } as const
 
-export async function connectExternal(url: string, max: number): Promise<Database> {
-  const sql = postgres(url, { ...common, max, idle_timeout: 30, connect_timeout: 10 })
+/**
+ * How fast an outage is noticed and left behind. postgres.js's default backoff grows to 20 s
+ * after a few refused connects, so requests queued behind a reconnect waited 10-20 s for
+ * their 503 and for the first success after PostgreSQL came back. Here a failed connect is
+ * retried after at most 250 ms, a connect gives up after `connectTimeoutSeconds` (default 2 s),
+ * and a connection lives at most 10 minutes (it is replaced quietly when idle).
+ */
+export interface ConnectOptions {
+  connectTimeoutSeconds?: number
+}
+
+export const RECONNECT_BACKOFF_SECONDS = (attempt: number) => Math.min(0.25, 0.02 * 2 ** attempt)
+
+export async function connectExternal(url: string, max: number, opts: ConnectOptions = {}): Promise<Database> {
+  const sql = postgres(url, {
+    ...common,
+    max,
+    idle_timeout: 30,
+    max_lifetime: 600,
+    connect_timeout: opts.connectTimeoutSeconds ?? 2,
+    backoff: RECONNECT_BACKOFF_SECONDS,
+  })
   return { sql, kind: 'external', close: () => sql.end({ timeout: 5 }) }
+}
+
+const SOCKET_DIR_PREFIX = 'cls-pg-'
+const OWNER_FILE = 'owner.pid'
+
+function processAlive(pid: number) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    // EPERM: it exists but belongs to someone else.
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes the socket directories (`cls-pg-*` in the temporary directory) of embedded-mode
+ * processes that are gone: each directory records its owner's pid; a directory without one
+ * (older versions, or a start killed before writing it) is removed once it is an hour old.
+ * Returns the removed paths.
+ */
+export async function removeStaleSocketDirs(base = tmpdir(), now = Date.now()): Promise<string[]> {
+  const removed: string[] = []
+  let names: string[]
+  try {
+    names = await readdir(base)
+  } catch {
+    return removed
+  }
+  for (const name of names) {
+    if (!name.startsWith(SOCKET_DIR_PREFIX)) continue
+    const dir = join(base, name)
+    try {
+      const pid = Number((await readFile(join(dir, OWNER_FILE), 'utf8').catch(() => '')).trim())
+      if (Number.isInteger(pid) && pid > 0) {
+        if (pid === process.pid || processAlive(pid)) continue
+      } else {
+        const info = await stat(dir)
+        if (!info.isDirectory() || now - info.mtimeMs < 60 * 60 * 1000) continue
+      }
+      await rm(dir, { recursive: true, force: true })
+      removed.push(dir)
+    } catch {
+      // Not ours to judge (permissions, vanished meanwhile): leave it.
+    }
+  }
+  return removed
 }
 
 /**
@@ -40,7 +107,9 @@ export async function connectEmbedded(dataDir: string | undefined): Promise<Data
   }
   const db = await PGlite.create(dir)
   // A short path: unix socket paths are limited to ~100 bytes, DATA_DIR may be long.
-  const sockDir = await mkdtemp(join(tmpdir(), 'cls-pg-'))
+  await removeStaleSocketDirs()
+  const sockDir = await mkdtemp(join(tmpdir(), SOCKET_DIR_PREFIX))
+  await writeFile(join(sockDir, OWNER_FILE), String(process.pid))
   const path = join(sockDir, '.s.PGSQL.5432')
   const server = new PGLiteSocketServer({ db, path })
   await server.start()
@@ -65,6 +134,8 @@ export async function connectEmbedded(dataDir: string | undefined): Promise<Data
   }
 }
 
-export function connectDatabase(opts: { databaseUrl?: string; dataDir?: string; poolMax: number }): Promise<Database> {
-  return opts.databaseUrl ? connectExternal(opts.databaseUrl, opts.poolMax) : connectEmbedded(opts.dataDir)
+export function connectDatabase(opts: { databaseUrl?: string; dataDir?: string; poolMax: number; connectTimeoutSeconds?: number }): Promise<Database> {
+  return opts.databaseUrl
+    ? connectExternal(opts.databaseUrl, opts.poolMax, { connectTimeoutSeconds: opts.connectTimeoutSeconds })
+    : connectEmbedded(opts.dataDir)
 }

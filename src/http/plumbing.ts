@@ -69,7 +69,8 @@ function validationFields(error: any): FieldError[] {
   return rows.length ? rows : [{ field: on, message: 'is invalid' }]
 }
 
-function isConnectionError(e: any) {
+/** The database (or the way to it) is unavailable: answered 503, and a job may retry. */
+export function isConnectionError(e: any) {
   const c = e?.code
   return (
     c === 'ECONNREFUSED' ||

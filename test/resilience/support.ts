@@ -1,0 +1,165 @@
+import type { Socket, TCPSocketListener } from 'bun'
+
+/**
+ * A TCP proxy between the service and PostgreSQL that a test can cut and restore, to simulate
+ * an outage without touching the server: `cut()` drops every open connection and stops
+ * listening (new connects are refused, as with a stopped server); `restore()` listens again
+ * on the same port.
+ */
+export interface TcpProxy {
+  port: number
+  cut(): void
+  restore(): void
+  close(): void
+}
+
+interface Side {
+  peer?: Socket<Side>
+  /** Bytes not yet written to this socket (backpressure, or the upstream still connecting). */
+  pending: Uint8Array[]
+}
+
+function send(to: Socket<Side>, bytes: Uint8Array) {
+  const d = to.data
+  if (d.pending.length) return void d.pending.push(bytes)
+  const n = to.write(bytes)
+  if (n < bytes.length) d.pending.push(bytes.subarray(Math.max(0, n)))
+}
+
+function flush(s: Socket<Side>) {
+  const d = s.data
+  while (d.pending.length) {
+    const head = d.pending[0]!
+    const n = s.write(head)
+    if (n < head.length) {
+      d.pending[0] = head.subarray(Math.max(0, n))
+      return
+    }
+    d.pending.shift()
+  }
+}
+
+export async function tcpProxy(target: { hostname: string; port: number }): Promise<TcpProxy> {
+  const open = new Set<Socket<Side>>()
+  let listener: TCPSocketListener<Side> | undefined
+  let port = 0
+
+  const listen = () => {
+    listener = Bun.listen<Side>({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        open(client) {
+          client.data = { pending: [] }
+          open.add(client)
+          void Bun.connect<Side>({
+            hostname: target.hostname,
+            port: target.port,
+            data: { pending: [], peer: client },
+            socket: {
+              open(upstream) {
+                open.add(upstream)
+                // Bytes the client sent while the upstream connected go first.
+                const early = client.data.pending
+                client.data.pending = []
+                client.data.peer = upstream
+                for (const b of early) send(upstream, b)
+              },
+              data(upstream, bytes) {
+                send(client, bytes)
+              },
+              drain: flush,
+              close(upstream) {
+                open.delete(upstream)
+                client.end()
+              },
+              error(upstream) {
+                upstream.end()
+              },
+            },
+          }).catch(() => client.end())
+        },
+        data(client, bytes) {
+          const up = client.data.peer
+          if (up) send(up, bytes)
+          else client.data.pending.push(bytes)
+        },
+        drain: flush,
+        close(client) {
+          open.delete(client)
+          client.data.peer?.end()
+        },
+        error(client) {
+          client.end()
+        },
+      },
+    })
+    port = listener.port
+  }
+  listen()
+
+  const cut = () => {
+    listener?.stop(true)
+    listener = undefined
+    for (const s of open) s.terminate()
+    open.clear()
+  }
+  return {
+    get port() {
+      return port
+    },
+    cut,
+    restore() {
+      if (!listener) listen()
+    },
+    close: cut,
+  }
+}
+
+/** Registers and logs in a user over HTTP; returns its bearer token. */
+export async function userToken(url: string, role: 'STUDENT' | 'TEACHER' = 'STUDENT'): Promise<string> {
+  const username = `r${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`
+  const password = 'correct-horse-battery-staple'
+  const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const reg = await fetch(`${url}/api/v1/auth/register`, json({ username, email: `${username}@example.test`, password, role }))
+  if (reg.status !== 201) throw new Error(`register: ${reg.status} ${await reg.text()}`)
+  const login = await fetch(`${url}/api/v1/auth/login`, json({ identifier: username, password }))
+  if (login.status !== 200) throw new Error(`login: ${login.status} ${await login.text()}`)
+  return ((await login.json()) as { data: { accessToken: string } }).data.accessToken
+}
+
+export interface Sample {
+  at: number
+  status: number
+  code?: number
+  ms: number
+}
+
+/** One request that never throws: a network failure is status 0. */
+export async function timed(url: string, init: RequestInit = {}): Promise<Sample> {
+  const at = performance.now()
+  try {
+    const r = await fetch(url, { ...init, signal: AbortSignal.timeout(15_000) })
+    const body = (await r.json().catch(() => ({}))) as { code?: number }
+    return { at, status: r.status, code: body.code, ms: performance.now() - at }
+  } catch {
+    return { at, status: 0, ms: performance.now() - at }
+  }
+}
+
+/** `clients` loops calling `next()` until `stop()` says so; every sample is kept. */
+export function load(clients: number, next: (i: number) => Promise<Sample>) {
+  const samples: Sample[] = []
+  let running = true
+  const loops = Array.from({ length: clients }, async (_, i) => {
+    while (running) samples.push(await next(i))
+  })
+  return {
+    samples,
+    async stop() {
+      running = false
+      await Promise.all(loops)
+      return samples
+    },
+  }
+}
