@@ -34,6 +34,15 @@ const EnvSchema = z
     LOGIN_MAX_FAILURES_PER_IP: int(1, 100000).default(50),
     LOGIN_WINDOW_SECONDS: int(1, 86400).default(15 * 60),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    // Live stream (reminders branch): a direct connection for LISTEN when DATABASE_URL goes
+    // through a transaction-mode pooler; the heartbeat (also the session check) of open streams.
+    DATABASE_LISTEN_URL: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'a postgres:// or postgresql:// URL'),
+    STREAM_HEARTBEAT_SECONDS: int(1, 25).default(20),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.JWT_SECRET) {
@@ -64,6 +73,8 @@ export interface Config {
   loginMaxFailuresPerIp: number
   loginWindowSeconds: number
   logLevel: LogLevel
+  databaseListenUrl: string | undefined
+  streamHeartbeatSeconds: number
 }
 
 export class ConfigError extends Error {
@@ -94,5 +105,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
     loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,
     logLevel: e.LOG_LEVEL,
+    databaseListenUrl: e.DATABASE_LISTEN_URL,
+    streamHeartbeatSeconds: e.STREAM_HEARTBEAT_SECONDS,
   }
 }

@@ -147,28 +147,34 @@ export async function cancelObsolete(tx: TxSql, ids: string[]) {
  * unique: an event that somehow already has its notification is not delivered again.
  */
 export async function insertReminderNotifications(tx: TxSql, ids: string[], now: Date) {
-  const res = await tx`
-    insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id)
+  // title/content: the English text with no clock time (rows are rendered for their reader from
+  // params when read, see notifications/texts.ts).
+  return tx<{ id: string; user_id: string }[]>`
+    insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id, params)
     select gen_uuid_v7(), e.target_user_id, 'HOMEWORK_REMINDER',
            case e.trigger_type
-             when 'START' then 'Homework open: ' || t.title
+             when 'START' then 'New homework: ' || t.title
              when 'BEFORE_DUE_24H' then 'Homework due in 24 hours: ' || t.title
              else 'Homework due now: ' || t.title
            end,
            case e.trigger_type
-             when 'START' then '"' || t.title || '" in ' || c.title || ' is open. It is due ' || d.due || '.'
-             when 'BEFORE_DUE_24H' then '"' || t.title || '" in ' || c.title || ' is due in 24 hours, at ' || d.due || '.'
-             else '"' || t.title || '" in ' || c.title || ' is due now (' || d.due || '). Submissions after the due time are marked late.'
+             when 'START' then '"' || t.title || '" in ' || c.title || ' is open.'
+             when 'BEFORE_DUE_24H' then '"' || t.title || '" in ' || c.title || ' is due in 24 hours. Remember to submit it in time.'
+             else '"' || t.title || '" in ' || c.title || ' is due now. Submissions after the due time are marked late.'
            end,
            '/courses/' || t.course_id || '?taskId=' || t.id,
-           ${now}, e.id
+           ${now}, e.id,
+           jsonb_build_object(
+             'kind', 'HOMEWORK_REMINDER', 'trigger', e.trigger_type,
+             'courseId', t.course_id, 'courseTitle', c.title, 'taskId', t.id, 'taskTitle', t.title,
+             'startAt', to_char(t.start_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+             'dueAt', to_char(t.due_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
       from homework_reminder_events e
       join learning_tasks t on t.id = e.task_id
       join courses c on c.id = t.course_id
-      cross join lateral (select to_char(t.due_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI "UTC"') as due) d
      where e.id = any(${ids}::uuid[]) and not e.canceled
-    on conflict (event_id) do nothing`
-  return res.count
+    on conflict (event_id) do nothing
+    returning id, user_id`
 }
 
 export async function markSent(tx: TxSql, ids: string[], now: Date) {
