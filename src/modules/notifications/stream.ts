@@ -212,17 +212,17 @@ export class StreamHub {
   }
 }
 
-const hubs = new WeakMap<Sql, StreamHub>()
+const hubs = new WeakMap<Deps, StreamHub>()
 
-/** The process's hub for this database (routes are mounted under two prefixes; one hub). */
+/** The app's hub (its routes are mounted under two prefixes; one hub per app, one app per process). */
 export function hubFor(deps: Deps): StreamHub {
-  let hub = hubs.get(deps.sql)
+  let hub = hubs.get(deps)
   if (!hub) {
     hub = new StreamHub(
       { sql: deps.sql, clock: deps.clock, log: deps.log, embedded: embeddedClients.has(deps.sql), listenUrl: deps.config.databaseListenUrl },
       deps.config.streamHeartbeatSeconds * 1000,
     )
-    hubs.set(deps.sql, hub)
+    hubs.set(deps, hub)
   }
   return hub
 }
