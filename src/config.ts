@@ -43,8 +43,26 @@ const EnvSchema = z
       .transform((v) => (v ? v : undefined))
       .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'a postgres:// or postgresql:// URL'),
     STREAM_HEARTBEAT_SECONDS: int(1, 25).default(20),
+    // E-mail (reminders branch): unset SMTP_URL → no e-mail and nothing else changes.
+    SMTP_URL: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .refine((v) => v === undefined || /^smtps?:\/\/[^/]/.test(v), 'an smtp:// or smtps:// URL'),
+    MAIL_FROM: z.string().trim().min(3).default('Course Learning <no-reply@localhost>'),
+    PUBLIC_URL: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v.replace(/\/+$/, '') : undefined))
+      .refine((v) => v === undefined || /^https?:\/\/[^/]/.test(v), 'an http:// or https:// URL'),
+    MAIL_SEND_CRON: cronExpr.default('*/5 * * * * *'),
   })
   .superRefine((env, ctx) => {
+    if (env.SMTP_URL && !env.PUBLIC_URL) {
+      ctx.addIssue({ code: 'custom', path: ['PUBLIC_URL'], message: 'required when SMTP_URL is set (the base of links in e-mails)' })
+    }
     if (env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({
         code: 'custom',
@@ -75,6 +93,10 @@ export interface Config {
   logLevel: LogLevel
   databaseListenUrl: string | undefined
   streamHeartbeatSeconds: number
+  smtpUrl: string | undefined
+  mailFrom: string
+  publicUrl: string | undefined
+  mailSendCron: string
 }
 
 export class ConfigError extends Error {
@@ -107,5 +129,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     databaseListenUrl: e.DATABASE_LISTEN_URL,
     streamHeartbeatSeconds: e.STREAM_HEARTBEAT_SECONDS,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    publicUrl: e.PUBLIC_URL,
+    mailSendCron: e.MAIL_SEND_CRON,
   }
 }

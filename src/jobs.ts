@@ -2,6 +2,7 @@ import { cron } from '@elysiajs/cron'
 import { Elysia } from 'elysia'
 import type { Deps } from './deps.ts'
 import { purgeExpired } from './modules/auth/queries.ts'
+import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
 
 export interface Job {
@@ -19,7 +20,22 @@ export function defaultJobs(deps: Deps): Job[] {
       run: (now) => purgeExpired(deps.sql, now, deps.config.loginWindowSeconds),
     },
     reminderJob(deps),
+    ...(deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl)] : []),
   ]
+}
+
+/**
+ * Sends queued notification e-mails (SMTP_URL set): every 5 s by default, MAIL_SEND_CRON
+ * changes it. Safe on every instance at once (SKIP LOCKED claims with a lease).
+ */
+export function emailJob(deps: Deps, smtpUrl: string): Job {
+  const transport = smtpTransport(smtpUrl)
+  const settings = { publicUrl: deps.config.publicUrl!, mailFrom: deps.config.mailFrom, secret: deps.config.jwtSecret }
+  return {
+    name: 'email-sender',
+    pattern: deps.config.mailSendCron,
+    run: (now) => sendDueEmails(deps.sql, transport, settings, now, deps.log),
+  }
 }
 
 /**

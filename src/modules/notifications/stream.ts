@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.ts'
 import { embeddedClients, type Sql } from '../../db/connect.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Locale } from '../../i18n/locale.ts'
+import { metricsHooks } from './metrics-hooks.ts'
 import { subscribe, type Signal, type SignalSource } from './bus.ts'
 import { countersOf, notificationsAfter, type NotificationRow } from './queries.ts'
 import { toNotification } from './service.ts'
@@ -19,15 +20,6 @@ import { toNotification } from './service.ts'
 export const MAX_STREAMS_PER_USER = 10
 export const REPLAY_LIMIT = 100
 const encoder = new TextEncoder()
-
-/**
- * The one place the open-stream gauge is reported from. The lead wires it to the metrics
- * module (`setSseStreams(n)` of src/metrics.ts); until then it does nothing.
- */
-export let reportOpenStreams: (n: number) => void = () => {}
-export function onOpenStreamsChanged(fn: (n: number) => void) {
-  reportOpenStreams = fn
-}
 
 interface Sink {
   userId: string
@@ -140,14 +132,14 @@ export class StreamHub {
     let set = this.byUser.get(s.userId)
     if (!set) this.byUser.set(s.userId, (set = new Set()))
     set.add(s)
-    reportOpenStreams(++this.size)
+    metricsHooks.openStreams(++this.size)
   }
 
   private remove(s: Sink) {
     const set = this.byUser.get(s.userId)
     if (!set?.delete(s)) return
     if (set.size === 0) this.byUser.delete(s.userId)
-    reportOpenStreams(--this.size)
+    metricsHooks.openStreams(--this.size)
   }
 
   private deliver(s: Sink, r: NotificationRow, reader: { locale: Locale; now: Date }) {

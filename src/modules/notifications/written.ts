@@ -1,4 +1,5 @@
 import type { TxSql } from '../../db/connect.ts'
+import { queueForNotifications } from '../email/outbox.ts'
 import { announceNew } from './bus.ts'
 
 /**
@@ -8,5 +9,6 @@ import { announceNew } from './bus.ts'
  */
 export async function afterNotificationsWritten(tx: TxSql, written: readonly { id: string; user_id: string }[]) {
   if (written.length === 0) return
+  await queueForNotifications(tx, written.map((w) => w.id))
   await announceNew(tx, written)
 }
