@@ -7,6 +7,7 @@ import { announcementRoutes } from './modules/announcements/routes.ts'
 import { authRoutes } from './modules/auth/routes.ts'
 import { calendarFeedRoute, calendarRoutes } from './modules/calendar/routes.ts'
 import { courseRoutes } from './modules/courses/routes.ts'
+import { emailRoutes } from './modules/email/routes.ts'
 import { experimentRoutes } from './modules/experiments/routes.ts'
 import { gradeRoutes } from './modules/grades/routes.ts'
 import { healthRoutes } from './modules/health/routes.ts'
@@ -29,6 +30,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
     .use(homeworkRoutes(deps))
     .use(reminderRoutes(deps))
     .use(notificationRoutes(deps))
+    .use(emailRoutes(deps))
     .use(experimentRoutes(deps))
     .use(resourceRoutes(deps))
     .use(gradeRoutes(deps))

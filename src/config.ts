@@ -70,10 +70,31 @@ const EnvSchema = z
     }),
     SHUTDOWN_TIMEOUT_SECONDS: int(1, 3600).default(25),
     DB_CONNECT_TIMEOUT_SECONDS: int(1, 60).default(2),
+    // Live stream (reminders branch): a direct connection for LISTEN when DATABASE_URL goes
+    // through a transaction-mode pooler; the heartbeat (also the session check) of open streams.
+    DATABASE_LISTEN_URL: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'a postgres:// or postgresql:// URL'),
+    STREAM_HEARTBEAT_SECONDS: int(1, 25).default(20),
+    // E-mail (reminders branch): unset SMTP_URL → no e-mail and nothing else changes.
+    SMTP_URL: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .refine((v) => v === undefined || /^smtps?:\/\/[^/]/.test(v), 'an smtp:// or smtps:// URL'),
+    MAIL_FROM: z.string().trim().min(3).default('Course Learning <no-reply@localhost>'),
+    MAIL_SEND_CRON: cronExpr.default('*/5 * * * * *'),
   })
   .superRefine((env, ctx) => {
     if (env.FILE_STORAGE === 's3' && !env.S3_BUCKET) {
       ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when FILE_STORAGE=s3' })
+    }
+    if (env.SMTP_URL && !env.PUBLIC_URL) {
+      ctx.addIssue({ code: 'custom', path: ['PUBLIC_URL'], message: 'required when SMTP_URL is set (the base of links in e-mails)' })
     }
     if (env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({
@@ -117,6 +138,11 @@ export interface Config {
   shutdownTimeoutSeconds: number
   /** A connection attempt to PostgreSQL gives up after this long (outages answer 503 fast). */
   dbConnectTimeoutSeconds: number
+  databaseListenUrl: string | undefined
+  streamHeartbeatSeconds: number
+  smtpUrl: string | undefined
+  mailFrom: string
+  mailSendCron: string
 }
 
 export class ConfigError extends Error {
@@ -164,5 +190,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webDistDir: e.WEB_DIST_DIR,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     dbConnectTimeoutSeconds: e.DB_CONNECT_TIMEOUT_SECONDS,
+    databaseListenUrl: e.DATABASE_LISTEN_URL,
+    streamHeartbeatSeconds: e.STREAM_HEARTBEAT_SECONDS,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    mailSendCron: e.MAIL_SEND_CRON,
   }
 }

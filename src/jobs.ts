@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import type { Deps } from './deps.ts'
 import { isConnectionError } from './http/plumbing.ts'
 import { purgeExpired } from './modules/auth/queries.ts'
+import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
 import { sweepStorage } from './storage/sweep.ts'
 
@@ -22,6 +23,7 @@ export function defaultJobs(deps: Deps): Job[] {
     },
     reminderJob(deps),
     storageSweepJob(deps),
+    ...(deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl)] : []),
   ]
 }
 
@@ -34,6 +36,20 @@ export function storageSweepJob(deps: Deps): Job {
     name: 'storage-sweep',
     pattern: deps.config.storageSweepCron,
     run: (now) => sweepStorage(deps.sql, deps.storage, now, deps.config.orphanGraceSeconds),
+  }
+}
+
+/**
+ * Sends queued notification e-mails (SMTP_URL set): every 5 s by default, MAIL_SEND_CRON
+ * changes it. Safe on every instance at once (SKIP LOCKED claims with a lease).
+ */
+export function emailJob(deps: Deps, smtpUrl: string): Job {
+  const transport = smtpTransport(smtpUrl)
+  const settings = { publicUrl: deps.config.publicUrl!, mailFrom: deps.config.mailFrom, secret: deps.config.jwtSecret }
+  return {
+    name: 'email-sender',
+    pattern: deps.config.mailSendCron,
+    run: (now) => sendDueEmails(deps.sql, transport, settings, now, deps.log),
   }
 }
 

@@ -12,6 +12,9 @@ export interface Database {
   close(): Promise<void>
 }
 
+/** Clients of the embedded database (one connection, no LISTEN): the live stream signals in-process. */
+export const embeddedClients = new WeakSet<Sql>()
+
 const common = {
   onnotice: () => {},
   // Timestamps come back as Date, numerics we cast in SQL; nothing else needs transforming.
@@ -122,6 +125,7 @@ export async function connectEmbedded(dataDir: string | undefined): Promise<Data
     // PGlite has no prepared-statement cache across reconnects worth relying on.
     prepare: true,
   })
+  embeddedClients.add(sql)
   return {
     sql,
     kind: 'embedded',

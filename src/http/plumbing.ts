@@ -31,6 +31,10 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 // Forms (urlencoded) are not an API format here: refusing them, and multipart outside the upload
 // routes, means a cross-site HTML form can never produce a request the API acts on.
 const ACCEPTED_BODY_TYPES = ['application/json', 'multipart/form-data']
+// The one exception: RFC 8058 one-click unsubscribe, which mail providers POST as
+// `List-Unsubscribe=One-Click` in application/x-www-form-urlencoded (signed token, no login).
+const isOneClickUnsubscribe = (request: Request, type: string) =>
+  type === 'application/x-www-form-urlencoded' && request.method === 'POST' && new URL(request.url).pathname.endsWith('/email/unsubscribe')
 
 /** The request's media type without parameters, in lower case ('' when none is declared). */
 export const mediaType = (request: Request) => (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
@@ -137,7 +141,7 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
       const length = Number(declared ?? '0')
       const type = mediaType(request)
       const hasBody = declared !== null ? length > 0 : request.body !== null
-      if (hasBody && type && !ACCEPTED_BODY_TYPES.includes(type)) {
+      if (hasBody && type && !ACCEPTED_BODY_TYPES.includes(type) && !isOneClickUnsubscribe(request, type)) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted; send application/json or multipart/form-data.`)
       }
       if (type === 'multipart/form-data' && length > maxUploadBytes + MULTIPART_OVERHEAD_BYTES) {

@@ -42,7 +42,7 @@ describe('GET /notifications', () => {
     expect(r.data).toMatchObject({ unreadCount: 3, total: 3, page: 1, pageSize: 50 })
     expect(r.data.items.map((n: any) => n.title)).toEqual(['n3', 'n2', 'n1'])
     const [first] = r.data.items
-    expect(Object.keys(first).sort()).toEqual(['actionPath', 'content', 'deliveredAt', 'id', 'readAt', 'title', 'type'])
+    expect(Object.keys(first).sort()).toEqual(['actionPath', 'content', 'deliveredAt', 'id', 'params', 'readAt', 'title', 'type'])
     expect(first).toMatchObject({ type: 'ANNOUNCEMENT', title: 'n3', content: 'About n3', actionPath: '/courses/x?taskId=n3', readAt: null, deliveredAt: at(3).toISOString() })
   })
 

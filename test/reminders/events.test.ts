@@ -64,17 +64,21 @@ describe('generating events when a homework is created', () => {
   const dueAt = plus(T0, 3 * DAY)
   test.each([
     ['before start', T0, ['BEFORE_DUE_24H', 'DUE', 'START']],
-    ['exactly at start (not in the future)', startAt, ['BEFORE_DUE_24H', 'DUE']],
+    ['exactly at start (open: START now)', startAt, ['BEFORE_DUE_24H', 'DUE', 'START']],
     ['1 ms before start', plus(startAt, -1), ['BEFORE_DUE_24H', 'DUE', 'START']],
-    ['between start and due - 24h', plus(startAt, DAY), ['BEFORE_DUE_24H', 'DUE']],
-    ['exactly at due - 24h', plus(dueAt, -DAY), ['DUE']],
-    ['inside the last 24 hours', plus(dueAt, -HOUR), ['DUE']],
+    ['between start and due - 24h (open: START now)', plus(startAt, DAY), ['BEFORE_DUE_24H', 'DUE', 'START']],
+    ['exactly at due - 24h (open: START now)', plus(dueAt, -DAY), ['DUE', 'START']],
+    ['inside the last 24 hours (open: START now)', plus(dueAt, -HOUR), ['DUE', 'START']],
     ['exactly at due', dueAt, []],
     ['after due', plus(dueAt, HOUR), []],
-  ] as const)('a trigger whose time has passed makes no event: generated %s', async (_name, now, expected) => {
+  ] as const)('a trigger whose time has passed makes no event, except START at publish time of an open homework: generated %s', async (_name, now, expected) => {
     const c = await course(1)
     const hw = await createHomework(sql, c.courseId, c.pointId, { startAt, dueAt }, now)
-    expect((await eventsOf(sql, hw.id)).map((e) => e.trigger_type).sort()).toEqual([...expected])
+    const events = await eventsOf(sql, hw.id)
+    expect(events.map((e) => e.trigger_type).sort()).toEqual([...expected])
+    // START of an open homework is scheduled at the publish time, sent by the next scan.
+    const start = events.find((e) => e.trigger_type === 'START')
+    if (start) expect(start.scheduled_at.toISOString()).toBe((now < startAt ? startAt : now).toISOString())
   })
 
   test('the database allows at most one live event per (task, student, trigger)', async () => {
@@ -93,10 +97,13 @@ describe('generating events when a homework is created', () => {
   test('generation is idempotent: a second call for unchanged times leaves one live event per trigger', async () => {
     const c = await course(2)
     const hw = await createHomework(sql, c.courseId, c.pointId, { startAt: plus(T0, HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
+    const before = await eventsOf(sql, hw.id)
     await sql.begin((tx) => homeworkScheduleChanged(tx, hw.id, T0))
     const events = await eventsOf(sql, hw.id)
+    // Unchanged times keep their events: nothing canceled, nothing new.
     expect(live(events)).toHaveLength(6)
-    expect(events.filter((e) => e.canceled)).toHaveLength(6)
+    expect(events.filter((e) => e.canceled)).toHaveLength(0)
+    expect(events.map((e) => e.id).sort()).toEqual(before.map((e) => e.id).sort())
   })
 
   test('students of other courses get nothing', async () => {
@@ -168,7 +175,13 @@ describe('rescheduling', () => {
     const hw = await createHomework(sql, c.courseId, c.pointId, { startAt: plus(T0, HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
     const now = plus(T0, 2 * HOUR)
     await rescheduleHomework(sql, hw.id, { startAt: plus(T0, -DAY), dueAt: plus(T0, 20 * HOUR) }, now)
-    expect(shape(pending(await eventsOf(sql, hw.id)))).toEqual(shape([{ trigger_type: 'DUE', scheduled_at: plus(T0, 20 * HOUR) }]))
+    // START (due at T0+1h, not yet sent by a scan) stays: the homework is still open, nobody was told.
+    expect(shape(pending(await eventsOf(sql, hw.id)))).toEqual(
+      shape([
+        { trigger_type: 'START', scheduled_at: plus(T0, HOUR) },
+        { trigger_type: 'DUE', scheduled_at: plus(T0, 20 * HOUR) },
+      ]),
+    )
   })
 
   test('a task that is no longer homework only has its pending events canceled', async () => {
@@ -203,8 +216,10 @@ describe('late joiners', () => {
     await joinLate(sql, c.courseId, joiner!, now)
 
     const mine = async (taskId: string) => (await eventsOf(sql, taskId)).filter((e) => e.target_user_id === joiner)
+    // `early` is open: START at the join time ("new homework" for them).
     expect(shape(await mine(early.id))).toEqual(
       shape([
+        { trigger_type: 'START', scheduled_at: now },
         { trigger_type: 'BEFORE_DUE_24H', scheduled_at: plus(T0, 2 * DAY) },
         { trigger_type: 'DUE', scheduled_at: plus(T0, 3 * DAY) },
       ]),
@@ -239,6 +254,7 @@ describe('late joiners', () => {
     const hw = await createHomework(sql, c.courseId, c.pointId, { startAt: plus(T0, HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
     await insertSubmission(sql, hw.id, c.courseId, c.students[0]!, plus(T0, 2 * HOUR))
     await rescheduleHomework(sql, hw.id, { dueAt: plus(T0, 4 * DAY) }, plus(T0, 3 * HOUR))
-    expect(pending(await eventsOf(sql, hw.id)).map((e) => e.trigger_type).sort()).toEqual(['BEFORE_DUE_24H', 'DUE'])
+    // START (time passed, not yet scanned) keeps its unchanged time.
+    expect(pending(await eventsOf(sql, hw.id)).map((e) => e.trigger_type).sort()).toEqual(['BEFORE_DUE_24H', 'DUE', 'START'])
   })
 })

@@ -13,7 +13,7 @@ type HomeworkInput = Parameters<typeof insertHomework>[3]
 /** Creates a homework row and generates its events, as the learning feature does in its transaction. */
 export async function createHomework(sql: Sql, courseId: string, pointId: string, h: HomeworkInput, now: Date) {
   const hw = await insertHomework(sql, courseId, pointId, h)
-  await sql.begin((tx) => homeworkScheduleChanged(tx, hw.id, now))
+  await sql.begin((tx) => homeworkScheduleChanged(tx, hw.id, now, { published: true }))
   return hw
 }
 

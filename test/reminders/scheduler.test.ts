@@ -49,7 +49,7 @@ test('with REMINDER_SCAN_CRON at one second, a due reminder reaches the inbox an
   expect(inbox.data.items).toHaveLength(1)
   expect(inbox.data.items[0]).toMatchObject({
     type: 'HOMEWORK_REMINDER',
-    title: 'Homework open: Page tables',
+    title: 'New homework: Page tables',
     actionPath: `/courses/${course.id}?taskId=${hw.id}`,
     readAt: null,
     deliveredAt: clock.now().toISOString(),

@@ -6,6 +6,7 @@ import { offsetOf, page, type PageQuery } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import { notifyCourseStudents } from '../notifications/queries.ts'
+import { afterNotificationsWritten } from '../notifications/written.ts'
 import type { CreateAnnouncementBody, UpdateAnnouncementBody } from './model.ts'
 import { excerpt } from './plain-text.ts'
 import * as q from './queries.ts'
@@ -45,12 +46,19 @@ export async function publish(sql: Sql, courseId: string, author: CurrentUser, b
   const content = cleanContent(body.content)
   await sql.begin(async (tx) => {
     await q.insertAnnouncement(tx, { id, courseId, authorId: author.id, title: body.title, content, now })
-    await notifyCourseStudents(
+    const written = await notifyCourseStudents(
       tx,
       courseId,
-      { type: 'ANNOUNCEMENT', title: body.title, content: excerpt(content), actionPath: `/courses/${courseId}` },
+      {
+        type: 'ANNOUNCEMENT',
+        title: body.title,
+        content: excerpt(content),
+        actionPath: `/courses/${courseId}`,
+        params: { kind: 'ANNOUNCEMENT', courseId, courseTitle: null, announcementTitle: body.title, excerpt: excerpt(content) },
+      },
       now,
     )
+    await afterNotificationsWritten(tx, written)
   })
   return load(sql, courseId, id)
 }

@@ -6,6 +6,7 @@ import { feedbackChange, type GradeBody } from '../../lib/grading.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import { insertNotifications } from '../notifications/queries.ts'
+import { afterNotificationsWritten } from '../notifications/written.ts'
 import type { StoredFileMeta } from '../../storage/download.ts'
 import type { FileStorage } from '../../storage/storage.ts'
 import { checkUpload, cleanContentType, cleanFileName, type UploadedFile } from '../../storage/upload.ts'
@@ -167,7 +168,7 @@ export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser
   const row = await sql.begin(async (tx) => {
     const graded = await q.gradeSubmission(tx, { id: s.id, score: body.score, feedback, graderId: teacher.id, now })
     if (!graded) throw submissionNotFound()
-    await insertNotifications(
+    const written = await insertNotifications(
       tx,
       [
         {
@@ -176,10 +177,20 @@ export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser
           title: `Experiment graded: ${s.experiment_title}`.slice(0, 200),
           content: `Your submission "${graded.file_name}" received ${Number(graded.score)} / 100.`,
           actionPath: `/experiments/${s.experiment_id}?courseId=${s.course_id}`,
+          params: {
+            kind: 'SUBMISSION_GRADED',
+            subject: 'EXPERIMENT',
+            courseId: s.course_id,
+            courseTitle: null,
+            title: s.experiment_title,
+            score: Number(graded.score),
+            fileName: graded.file_name,
+          },
         },
       ],
       now,
     )
+    await afterNotificationsWritten(tx, written)
     return graded
   })
   return toSubmission(row)

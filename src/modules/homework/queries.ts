@@ -63,9 +63,7 @@ export async function listHomework(sql: Sql, userId: string, courseId: string | 
 
 /** The red dot: the user's unread homework reminders. */
 export async function unreadReminderCount(sql: Sql, userId: string) {
-  const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n
-      from notifications
-     where user_id = ${userId} and notification_type = 'HOMEWORK_REMINDER' and read_at is null`
-  return row!.n
+  // The per-user counter kept by triggers (sql/012): one keyed row, no count over the inbox.
+  const [row] = await sql<{ n: number }[]>`select unread_reminders as n from notification_counters where user_id = ${userId}`
+  return row?.n ?? 0
 }

@@ -72,7 +72,7 @@ export async function createTask(sql: Sql, courseId: string, pointId: string, bo
     if (!(await q.lockPoint(tx, courseId, pointId))) throw pointNotFound()
     if (values.resourceId && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) throw badResource()
     const row = await q.insertTask(tx, { ...values, id: newId(), courseId, pointId, now })
-    if (row.task_kind === 'HOMEWORK') await homeworkScheduleChanged(tx, row.id, now)
+    if (row.task_kind === 'HOMEWORK') await homeworkScheduleChanged(tx, row.id, now, { published: true })
     return toTask(row, 'TEACHER')
   })
 }
@@ -89,7 +89,9 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
       throw badResource()
     }
     const row = await q.updateTask(tx, taskId, { ...values, now })
-    if (scheduleChanged(before, values)) await homeworkScheduleChanged(tx, taskId, now)
+    if (scheduleChanged(before, values)) {
+      await homeworkScheduleChanged(tx, taskId, now, { published: before.task_kind !== 'HOMEWORK' && row.task_kind === 'HOMEWORK' })
+    }
     return toTask(row, 'TEACHER')
   })
 }

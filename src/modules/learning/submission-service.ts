@@ -6,6 +6,7 @@ import { feedbackChange, type GradeBody } from '../../lib/grading.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import { insertNotifications } from '../notifications/queries.ts'
+import { afterNotificationsWritten } from '../notifications/written.ts'
 import type { AnswerInput, SubmissionQuery, SubmitBody } from './model.ts'
 import { toOverviewRow, toSubmission, type StoredAnswer, type TaskRow } from './rows.ts'
 import { autoScore } from './scoring.ts'
@@ -105,7 +106,7 @@ export async function grade(sql: Sql, courseId: string, grader: CurrentUser, sub
     const row = await q.gradeSubmission(tx, { courseId, submissionId, score: body.score, feedback, graderId: grader.id, now })
     if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
     const graded = toSubmission(row)
-    await insertNotifications(
+    const written = await insertNotifications(
       tx,
       [
         {
@@ -114,10 +115,12 @@ export async function grade(sql: Sql, courseId: string, grader: CurrentUser, sub
           title: `Graded: ${row.task_title}`.slice(0, 250),
           content: `Your answer sheet for "${row.task_title}" was graded: ${graded.score}/100.`,
           actionPath: `/courses/${courseId}?taskId=${row.task_id}`,
+          params: { kind: 'SUBMISSION_GRADED', subject: 'TASK', courseId, courseTitle: null, title: row.task_title, score: Number(graded.score) },
         },
       ],
       now,
     )
+    await afterNotificationsWritten(tx, written)
     return graded
   })
 }

@@ -8,11 +8,18 @@ export const Notification = z
   .object({
     id: Uuid,
     type: NotificationTypeSchema,
-    title: z.string(),
-    content: z.string().meta({ description: 'Plain text.' }),
+    title: z.string().meta({ description: "Rendered when read, in the reader's language (users.locale, else Accept-Language); no clock times." }),
+    content: z.string().meta({ description: 'Plain text, rendered like the title.' }),
     actionPath: z.string().nullable().meta({ description: 'Where the web app opens it, e.g. /courses/{courseId}?taskId={taskId}.' }),
     readAt: IsoDateTime.nullable(),
     deliveredAt: IsoDateTime,
+    params: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({
+        description:
+          'What the text is made of, for clients that render it themselves (for example times in the reader\'s zone): `kind` (the type), and for HOMEWORK_REMINDER `trigger`, `courseId`, `courseTitle`, `taskId`, `taskTitle`, `startAt`, `dueAt` (ISO-8601 UTC); for SUBMISSION_GRADED `subject` (TASK or EXPERIMENT), `courseTitle`, `title`, `score`; for ANNOUNCEMENT `courseTitle`, `announcementTitle`, `excerpt`. Null for notifications written before texts were structured.',
+      }),
   })
   .meta({ id: 'Notification' })
 export type Notification = z.infer<typeof Notification>
@@ -38,3 +45,7 @@ export type InboxQuery = z.infer<typeof InboxQuery>
 export const NotificationParams = z.object({ notificationId: Uuid })
 
 export const ReadAllResult = z.object({ updated: z.number().int() }).meta({ id: 'ReadAllResult' })
+
+export const StreamQuery = z.object({
+  lastEventId: Uuid.optional().meta({ description: 'Like the Last-Event-ID header, for clients that cannot set headers.' }),
+})

@@ -1,33 +1,48 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { newId } from '../../lib/ids.ts'
 import { countNotifications as countCreated } from '../../metrics.ts'
+import type { NotificationParams } from './texts.ts'
 
 export type NotificationType = 'HOMEWORK_REMINDER' | 'SUBMISSION_GRADED' | 'ANNOUNCEMENT'
 
 export interface NewNotification {
   userId: string
   type: NotificationType
+  /** The English text, kept for readers of the raw row; what readers see is rendered from params. */
   title: string
   content: string
   actionPath: string | null
+  /** The structure the text is rendered from (texts.ts). `courseTitle` is filled in from courseId. */
+  params?: NotificationParams | null
 }
 
-/** Writes many notifications in one statement (fan-out is set-based, never a loop of inserts). */
+/**
+ * Writes many notifications in one statement (fan-out is set-based, never a loop of inserts).
+ * A params object naming a course without its title gets the course's current title.
+ */
 export async function insertNotifications(sql: Sql | TxSql, rows: NewNotification[], now: Date) {
-  if (rows.length === 0) return 0
+  if (rows.length === 0) return [] as { id: string; user_id: string }[]
   const values = rows.map((r) => ({
     id: newId(),
     user_id: r.userId,
-    notification_type: r.type,
+    type: r.type,
     title: r.title,
     content: r.content,
     action_path: r.actionPath,
-    delivered_at: now,
+    params: r.params ?? null,
   }))
-  const res = await sql`
-    insert into notifications ${sql(values, 'id', 'user_id', 'notification_type', 'title', 'content', 'action_path', 'delivered_at')}`
+  const inserted = await sql<{ id: string; user_id: string }[]>`
+    insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, params)
+    select x.id, x.user_id, x.type, x.title, x.content, x.action_path, ${now},
+           case when x.params ? 'courseId' and coalesce(x.params->>'courseTitle', '') = ''
+                then x.params || jsonb_build_object('courseTitle', c.title)
+                else x.params end
+      from jsonb_to_recordset(${sql.json(values as any)}::jsonb)
+           as x (id uuid, user_id uuid, type text, title text, content text, action_path text, params jsonb)
+      left join courses c on c.id = (x.params->>'courseId')::uuid
+    returning id, user_id`
   for (const type of new Set(rows.map((r) => r.type))) countCreated(type, rows.filter((r) => r.type === type).length)
-  return res.count
+  return inserted
 }
 
 /** Notifies every student of a course in one INSERT … SELECT (announcements). */
@@ -38,13 +53,16 @@ export async function notifyCourseStudents(
   now: Date,
 ) {
   // Ids generated per row in SQL: gen_uuid_v7() (sql/004) keeps them time-ordered like newId().
-  const res = await sql`
-    insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at)
-    select gen_uuid_v7(), m.user_id, ${n.type}, ${n.title}, ${n.content}, ${n.actionPath}, ${now}
+  const inserted = await sql<{ id: string; user_id: string }[]>`
+    insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, params)
+    select gen_uuid_v7(), m.user_id, ${n.type}, ${n.title}, ${n.content}, ${n.actionPath}, ${now},
+           case when ${n.params ? 1 : 0} = 1 then ${sql.json((n.params ?? {}) as any)}::jsonb || jsonb_build_object('courseTitle', c.title) end
       from course_members m
-     where m.course_id = ${courseId}`
-  countCreated(n.type, res.count)
-  return res.count
+      join courses c on c.id = m.course_id
+     where m.course_id = ${courseId}
+    returning id, user_id`
+  countCreated(n.type, inserted.length)
+  return inserted
 }
 
 export interface NotificationRow {
@@ -55,24 +73,72 @@ export interface NotificationRow {
   action_path: string | null
   read_at: Date | null
   delivered_at: Date
+  params: NotificationParams | null
 }
 
-/** One page of a user's inbox, newest first. */
+const COLUMNS = 'id, notification_type, title, content, action_path, read_at, delivered_at, params'
+
+/**
+ * One page of a user's inbox, newest first: an index range scan of notifications_user_idx
+ * (user_id, delivered_at desc, id desc), or its unread twin (sql/012), that stops after
+ * LIMIT + OFFSET rows.
+ */
 export async function listNotifications(sql: Sql, userId: string, unreadOnly: boolean, limit: number, offset: number) {
-  return sql<NotificationRow[]>`
-    select id, notification_type, title, content, action_path, read_at, delivered_at
-      from notifications
-     where user_id = ${userId} and (not ${unreadOnly} or read_at is null)
-     order by delivered_at desc, id desc
-     limit ${limit} offset ${offset}`
+  // Two statements, not `(not $unreadOnly or read_at is null)`: each matches its index exactly.
+  return unreadOnly
+    ? sql<NotificationRow[]>`
+        select ${sql.unsafe(COLUMNS)}
+          from notifications
+         where user_id = ${userId} and read_at is null
+         order by delivered_at desc, id desc
+         limit ${limit} offset ${offset}`
+    : sql<NotificationRow[]>`
+        select ${sql.unsafe(COLUMNS)}
+          from notifications
+         where user_id = ${userId}
+         order by delivered_at desc, id desc
+         limit ${limit} offset ${offset}`
 }
 
-export async function countNotifications(sql: Sql, userId: string) {
-  const [row] = await sql<{ total: number; unread: number }[]>`
-    select count(*)::int as total, (count(*) filter (where read_at is null))::int as unread
+export interface Counters {
+  total: number
+  unread: number
+  unread_reminders: number
+  locale: string | null
+}
+
+/**
+ * The user's counters (sql/012, kept by triggers) and language in one keyed read: no counting
+ * of the inbox per request. A user who never had a notification has no counter row (zeros).
+ */
+export async function countersOf(sql: Sql | TxSql, userId: string) {
+  const [row] = await sql<Counters[]>`
+    select coalesce(c.total, 0) as total, coalesce(c.unread, 0) as unread,
+           coalesce(c.unread_reminders, 0) as unread_reminders, u.locale
+      from users u
+      left join notification_counters c on c.user_id = u.id
+     where u.id = ${userId}`
+  return row ?? { total: 0, unread: 0, unread_reminders: 0, locale: null }
+}
+
+/** Notifications by id, for one user (the stream's fan-out). */
+export async function notificationsByIds(sql: Sql, userId: string, ids: string[]) {
+  return sql<NotificationRow[]>`
+    select ${sql.unsafe(COLUMNS)}
       from notifications
-     where user_id = ${userId}`
-  return row!
+     where id = any(${ids}::uuid[]) and user_id = ${userId}
+     order by delivered_at, id`
+}
+
+/** Notifications newer than `afterId` (UUIDv7, time-ordered), oldest first: the stream's replay. */
+export async function notificationsAfter(sql: Sql, userId: string, afterId: string, limit: number) {
+  return sql<NotificationRow[]>`
+    select ${sql.unsafe(COLUMNS)}
+      from notifications n
+     where n.user_id = ${userId}
+       and (n.delivered_at, n.id) > (select a.delivered_at, a.id from notifications a where a.id = ${afterId} and a.user_id = ${userId})
+     order by n.delivered_at, n.id
+     limit ${limit}`
 }
 
 /** Marks one read; repeating it keeps the first read_at. Null when it is not this user's. */
@@ -81,7 +147,7 @@ export async function markRead(sql: Sql, userId: string, id: string, now: Date) 
     update notifications
        set read_at = coalesce(read_at, ${now})
      where id = ${id} and user_id = ${userId}
-    returning id, notification_type, title, content, action_path, read_at, delivered_at`
+    returning ${sql.unsafe(COLUMNS)}`
   return row ?? null
 }
 

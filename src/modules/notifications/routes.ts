@@ -2,23 +2,49 @@ import { Elysia } from 'elysia'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
-import { InboxQuery, Notification, NotificationPage, NotificationParams, ReadAllResult } from './model.ts'
+import { resolveLocale } from '../../i18n/locale.ts'
+import { InboxQuery, Notification, NotificationPage, NotificationParams, ReadAllResult, StreamQuery } from './model.ts'
 import * as service from './service.ts'
+import { hubFor } from './stream.ts'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export function notificationRoutes(deps: Deps) {
   const { sql, clock } = deps
+  const hub = hubFor(deps)
   return new Elysia({ prefix: '/notifications', tags: ['Notifications'] })
     .use(authPlugin(deps))
-    .get('', async ({ user, query }) => ok(await service.inbox(sql, user.id, query)), {
+    .get('', async ({ user, query, headers }) => ok(await service.inbox(sql, user.id, query, headers['accept-language'], clock.now())), {
       auth: true,
       query: InboxQuery,
       response: { 200: envelope(NotificationPage) },
       detail: {
         summary: 'My inbox',
         description:
-          "Newest first. `unreadOnly` accepts only 'true' or 'false' (default false). `unreadCount` counts all unread notifications; `total` counts those matching the filter.",
+          "Newest first. `unreadOnly` accepts only 'true' or 'false' (default false). `unreadCount` counts all unread notifications; `total` counts those matching the filter (both from per-user counters). Title and content are rendered in the reader's language; `params` carries their structure.",
       },
     })
+    .get(
+      '/stream',
+      async ({ user, sessionId, query, headers, request, server }) => {
+        // Bun closes connections idle for 10 s by default; a stream is kept alive by its pings.
+        server?.timeout?.(request, 0)
+        const header = headers['last-event-id']?.trim()
+        const last = header && UUID.test(header) ? header : (query.lastEventId ?? null)
+        const { locale } = await service.readerOf(sql, user.id, headers['accept-language'], clock.now())
+        return hub.open(user, sessionId, resolveLocale(locale, null), last)
+      },
+      {
+        auth: true,
+        query: StreamQuery,
+        detail: {
+          summary: 'Live updates (server-sent events)',
+          description:
+            '`text/event-stream`, `Cache-Control: no-store`. `event: counts` (`{ unreadCount, unreadReminderCount }`) on connect and after every change; `event: notification` with `id: <notification id>` and the notification as in GET /notifications for every new one; `: ping` at least every 25 s. `Last-Event-ID` (header, or `lastEventId` query) first replays newer notifications, oldest first, at most 100. Across instances through PostgreSQL LISTEN/NOTIFY. Ends within a heartbeat after the session ends (logout on any instance). At most 10 open streams per user and instance: the 11th → 429 (42900).',
+          responses: { 200: { description: 'An event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } } },
+        },
+      },
+    )
     .patch('/read-all', async ({ user }) => ok(await service.readAll(sql, user.id, clock.now())), {
       auth: true,
       response: { 200: envelope(ReadAllResult) },
@@ -26,7 +52,8 @@ export function notificationRoutes(deps: Deps) {
     })
     .patch(
       '/:notificationId/read',
-      async ({ user, params }) => ok(await service.readOne(sql, user.id, params.notificationId, clock.now())),
+      async ({ user, params, headers }) =>
+        ok(await service.readOne(sql, user.id, params.notificationId, headers['accept-language'], clock.now())),
       {
         auth: true,
         params: NotificationParams,

@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/connect.ts'
+import { afterNotificationsWritten } from '../notifications/written.ts'
 import { cancelObsolete, claimDue, insertReminderNotifications, markSent } from './queries.ts'
 
 export const DEFAULT_BATCH_SIZE = 200
@@ -26,8 +27,9 @@ export async function dispatch(sql: Sql, now: Date, opts: { batchSize?: number }
       const ids = await claimDue(tx, now, batchSize)
       if (ids.length === 0) return { claimed: 0, sent: 0, canceled: 0 }
       const canceled = await cancelObsolete(tx, ids)
-      await insertReminderNotifications(tx, ids, now)
+      const written = await insertReminderNotifications(tx, ids, now)
       const sent = await markSent(tx, ids, now)
+      await afterNotificationsWritten(tx, written)
       return { claimed: ids.length, sent, canceled }
     })
     total.sent += batch.sent

@@ -1,21 +1,28 @@
 import type { TxSql } from '../../db/connect.ts'
-import { cancelPendingForTask, generateForStudent, generateForTask, lockTask } from './queries.ts'
+import { cancelStaleForTask, generateForStudent, generateForTask, lockTask } from './queries.ts'
 
 /**
  * Seams between the learning/courses features and homework reminders, called inside the
  * caller's transaction so events change together with the task or the membership.
  *
  * The learning feature calls `homeworkScheduleChanged` after creating or editing a HOMEWORK
- * task (times or notify switches) and after turning a task into or out of homework; the
- * courses feature calls `studentJoined` after inserting the membership.
+ * task (times or notify switches) and after turning a task into or out of homework, with
+ * `published: true` when the task became homework by this write (created as HOMEWORK or changed
+ * to HOMEWORK): an already open homework then gives each student START at `now`. The courses
+ * feature calls `studentJoined` after inserting the membership.
  */
-export async function homeworkScheduleChanged(tx: TxSql, taskId: string, now: Date): Promise<void> {
+export async function homeworkScheduleChanged(
+  tx: TxSql,
+  taskId: string,
+  now: Date,
+  opts: { published?: boolean } = {},
+): Promise<void> {
   // Serialises concurrent edits of one task (a no-op when the caller already updated the row),
   // so the second edit's cancel sees the first edit's events.
   await lockTask(tx, taskId)
-  await cancelPendingForTask(tx, taskId)
+  await cancelStaleForTask(tx, taskId, now)
   // A task that is no longer homework gets nothing: the insert filters on task_kind.
-  await generateForTask(tx, taskId, now)
+  await generateForTask(tx, taskId, now, opts.published ?? false)
 }
 
 export async function studentJoined(tx: TxSql, courseId: string, userId: string, now: Date): Promise<void> {

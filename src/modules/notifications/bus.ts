@@ -1,0 +1,115 @@
+import { EventEmitter } from 'node:events'
+import postgres from 'postgres'
+import type { Sql, TxSql } from '../../db/connect.ts'
+
+/*
+ * Change signals for the live stream (GET /notifications/stream), across instances.
+ *
+ * Writers call `announceNew` in the transaction that wrote notifications and `announceCounts`
+ * after marking read: both `pg_notify` on one channel, so PostgreSQL delivers the signal to every
+ * instance when (and only if) the transaction commits. Payloads carry ids only, never content:
+ *   n|<userId>:<notificationId>,<userId>:<notificationId>…   new notifications (chunked < 8000 bytes)
+ *   c|<userId>,<userId>…                                      counts changed
+ *
+ * Each process holds ONE listening connection (postgres.js `sql.listen`, a dedicated connection
+ * outside the pool; DATABASE_LISTEN_URL when the pool goes through a transaction-mode pooler,
+ * which cannot carry LISTEN) and fans signals out in-process to its streams (stream.ts).
+ *
+ * The embedded database (PGlite behind pglite-socket) serves one connection, so there is no
+ * second connection to LISTEN on; one process is the whole service there, and the signals go
+ * through an in-process emitter instead. They are emitted before the writer's transaction
+ * commits, which is safe: the embedded pool has one connection, so the stream's read of the
+ * ids queues behind the writer's transaction and sees its outcome (rolled back → nothing found).
+ */
+
+export const CHANNEL = 'cls_notifications'
+const MAX_PAYLOAD = 7900
+
+export type Signal = { kind: 'new'; pairs: [userId: string, id: string][] } | { kind: 'counts'; userIds: string[] }
+
+/** In-process signals (embedded database), and every signal this process sends (tests, metrics). */
+export const localSignals = new EventEmitter()
+localSignals.setMaxListeners(0)
+
+function chunk(prefix: string, parts: string[], sep: string): string[] {
+  const out: string[] = []
+  let cur = ''
+  for (const p of parts) {
+    if (cur && prefix.length + cur.length + sep.length + p.length > MAX_PAYLOAD) {
+      out.push(prefix + cur)
+      cur = ''
+    }
+    cur = cur ? cur + sep + p : p
+  }
+  if (cur) out.push(prefix + cur)
+  return out
+}
+
+export function encodeSignal(s: Signal): string[] {
+  return s.kind === 'new' ? chunk('n|', s.pairs.map(([u, id]) => `${u}:${id}`), ',') : chunk('c|', s.userIds, ',')
+}
+
+export function decodeSignal(payload: string): Signal | null {
+  const body = payload.slice(2)
+  if (payload.startsWith('n|')) {
+    const pairs = body
+      .split(',')
+      .map((p) => p.split(':') as [string, string])
+      .filter((p) => p.length === 2)
+    return { kind: 'new', pairs }
+  }
+  if (payload.startsWith('c|')) return { kind: 'counts', userIds: body.split(',').filter(Boolean) }
+  return null
+}
+
+async function send(sql: Sql | TxSql, s: Signal) {
+  const payloads = encodeSignal(s)
+  if (payloads.length === 0) return
+  // One statement however many chunks; NOTIFY is transactional (sent on commit, dropped on rollback).
+  await sql`select pg_notify(${CHANNEL}, p) from unnest(${payloads}::text[]) as p`
+  localSignals.emit('signal', s)
+}
+
+/** New notifications were written in this transaction: tell their owners' streams on commit. */
+export function announceNew(tx: Sql | TxSql, written: readonly { id: string; user_id: string }[]) {
+  return send(tx, { kind: 'new', pairs: written.map((w) => [w.user_id, w.id]) })
+}
+
+/** A user's counts changed (marked read): tell their streams. */
+export function announceCounts(sql: Sql | TxSql, userId: string) {
+  return send(sql, { kind: 'counts', userIds: [userId] })
+}
+
+export interface SignalSource {
+  /** 'listen' (PostgreSQL LISTEN) or 'local' (embedded database, in-process). */
+  mode: 'listen' | 'local'
+  stop(): Promise<void>
+}
+
+/**
+ * Subscribes `onSignal` to every instance's signals: LISTEN on one dedicated connection (of
+ * `sql`, or of `listenUrl` when set), or the in-process emitter for the embedded database.
+ */
+export async function subscribe(
+  opts: { sql: Sql; embedded: boolean; listenUrl?: string | undefined; onError?: (e: unknown) => void },
+  onSignal: (s: Signal) => void,
+): Promise<SignalSource> {
+  if (opts.embedded) {
+    const h = (s: Signal) => onSignal(s)
+    localSignals.on('signal', h)
+    return { mode: 'local', stop: async () => void localSignals.off('signal', h) }
+  }
+  const own = opts.listenUrl ? postgres(opts.listenUrl, { max: 1, onnotice: () => {}, connection: { application_name: 'course-learning-service listen' } }) : null
+  const client = own ?? opts.sql
+  const sub = await client.listen(CHANNEL, (payload) => {
+    const s = decodeSignal(payload)
+    if (s) onSignal(s)
+  })
+  return {
+    mode: 'listen',
+    async stop() {
+      await sub.unlisten().catch(opts.onError ?? (() => {}))
+      if (own) await own.end({ timeout: 2 })
+    },
+  }
+}

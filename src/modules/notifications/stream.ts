@@ -1,0 +1,220 @@
+import type { Deps } from '../../deps.ts'
+import { embeddedClients, type Sql } from '../../db/connect.ts'
+import { AppError } from '../../http/errors.ts'
+import type { Locale } from '../../i18n/locale.ts'
+import { metricsHooks } from './metrics-hooks.ts'
+import { subscribe, type Signal, type SignalSource } from './bus.ts'
+import { countersOf, notificationsAfter, type NotificationRow } from './queries.ts'
+import { toNotification } from './service.ts'
+
+/*
+ * The live stream (GET /notifications/stream): one hub per process fans change signals
+ * (bus.ts) out to the open streams of this process.
+ *
+ * Per signal, whatever the number of open streams: one query for the new notifications of the
+ * users who have a stream here, one for their counters; each stream renders in its own language.
+ * One timer for all streams writes `: ping` and checks, in one query, that their sessions are
+ * still valid (logout on any instance, expiry): a stream ends within one heartbeat of its session.
+ */
+
+export const MAX_STREAMS_PER_USER = 10
+export const REPLAY_LIMIT = 100
+const encoder = new TextEncoder()
+
+interface Sink {
+  userId: string
+  sessionId: string
+  locale: Locale
+  write(chunk: string): void
+  close(): void
+  /** Ids already written (replay and live may overlap right after connecting). */
+  seen: Set<string>
+}
+
+const sse = {
+  counts: (c: { unread: number; unread_reminders: number }) =>
+    `event: counts\ndata: ${JSON.stringify({ unreadCount: c.unread, unreadReminderCount: c.unread_reminders })}\n\n`,
+  notification: (n: ReturnType<typeof toNotification>) => `id: ${n.id}\nevent: notification\ndata: ${JSON.stringify(n)}\n\n`,
+}
+
+export class StreamHub {
+  private byUser = new Map<string, Set<Sink>>()
+  private source: Promise<SignalSource> | null = null
+  private timer: ReturnType<typeof setInterval> | null = null
+  private size = 0
+
+  constructor(
+    private readonly deps: Pick<Deps, 'sql' | 'clock' | 'log'> & { embedded: boolean; listenUrl?: string | undefined },
+    private readonly heartbeatMs: number,
+  ) {}
+
+  get openStreams() {
+    return this.size
+  }
+
+  /** Starts listening on first use: a process that never serves a stream holds no LISTEN connection. */
+  private ensureStarted() {
+    if (!this.source) {
+      this.source = subscribe(
+        { sql: this.deps.sql, embedded: this.deps.embedded, listenUrl: this.deps.listenUrl, onError: (e) => this.deps.log.warn('unlisten failed', { error: String(e) }) },
+        (s) => void this.onSignal(s).catch((e) => this.deps.log.error('stream fan-out failed', { error: String((e as Error)?.message ?? e) })),
+      )
+      this.source.catch(() => (this.source = null))
+      this.timer = setInterval(() => void this.tick(), this.heartbeatMs)
+      ;(this.timer as { unref?: () => void }).unref?.()
+    }
+    return this.source
+  }
+
+  async stop() {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+    for (const set of this.byUser.values()) for (const s of set) s.close()
+    const src = this.source
+    this.source = null
+    if (src) await (await src).stop()
+  }
+
+  /** Opens a stream: the 11th of one user on this instance is refused with 429. */
+  async open(user: { id: string }, sessionId: string, locale: Locale, lastEventId: string | null): Promise<Response> {
+    if ((this.byUser.get(user.id)?.size ?? 0) >= MAX_STREAMS_PER_USER) {
+      throw new AppError('TOO_MANY_REQUESTS', `At most ${MAX_STREAMS_PER_USER} live streams per user are open at once. Close one and retry.`)
+    }
+    await this.ensureStarted()
+    const sql = this.deps.sql
+    let sink!: Sink
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        let closed = false
+        sink = {
+          userId: user.id,
+          sessionId,
+          locale,
+          seen: new Set(),
+          write: (chunk) => {
+            if (closed) return
+            try {
+              controller.enqueue(encoder.encode(chunk))
+            } catch {
+              sink.close()
+            }
+          },
+          close: () => {
+            if (closed) return
+            closed = true
+            this.remove(sink)
+            try {
+              controller.close()
+            } catch {}
+          },
+        }
+        this.add(sink)
+      },
+      cancel: () => sink.close(),
+    })
+    // Reconnect hint, then replay (oldest first), then the current counts.
+    sink.write('retry: 3000\n\n')
+    const reader = { locale, now: this.deps.clock.now() }
+    if (lastEventId) {
+      for (const r of await notificationsAfter(sql, user.id, lastEventId, REPLAY_LIMIT)) this.deliver(sink, r, reader)
+    }
+    sink.write(sse.counts(await countersOf(sql, user.id)))
+    return new Response(body, {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      },
+    })
+  }
+
+  private add(s: Sink) {
+    let set = this.byUser.get(s.userId)
+    if (!set) this.byUser.set(s.userId, (set = new Set()))
+    set.add(s)
+    metricsHooks.openStreams(++this.size)
+  }
+
+  private remove(s: Sink) {
+    const set = this.byUser.get(s.userId)
+    if (!set?.delete(s)) return
+    if (set.size === 0) this.byUser.delete(s.userId)
+    metricsHooks.openStreams(--this.size)
+  }
+
+  private deliver(s: Sink, r: NotificationRow, reader: { locale: Locale; now: Date }) {
+    if (s.seen.has(r.id)) return
+    s.seen.add(r.id)
+    if (s.seen.size > 2 * REPLAY_LIMIT) s.seen.delete(s.seen.values().next().value!)
+    s.write(sse.notification(toNotification(r, { ...reader, locale: s.locale })))
+  }
+
+  private async onSignal(sig: Signal) {
+    const sql: Sql = this.deps.sql
+    const here = (u: string) => this.byUser.has(u)
+    let users: string[]
+    let rows: (NotificationRow & { user_id: string })[] = []
+    if (sig.kind === 'new') {
+      const ids = sig.pairs.filter(([u]) => here(u)).map(([, id]) => id)
+      if (ids.length === 0) return
+      rows = await sql<(NotificationRow & { user_id: string })[]>`
+        select id, user_id, notification_type, title, content, action_path, read_at, delivered_at, params
+          from notifications where id = any(${ids}::uuid[])
+         order by delivered_at, id`
+      users = [...new Set(rows.map((r) => r.user_id))]
+    } else {
+      users = sig.userIds.filter(here)
+    }
+    if (users.length === 0) return
+    const counts = await sql<{ user_id: string; unread: number; unread_reminders: number }[]>`
+      select u.id as user_id, coalesce(c.unread, 0) as unread, coalesce(c.unread_reminders, 0) as unread_reminders
+        from unnest(${users}::uuid[]) as u (id)
+        left join notification_counters c on c.user_id = u.id`
+    const now = this.deps.clock.now()
+    for (const c of counts) {
+      for (const s of this.byUser.get(c.user_id) ?? []) {
+        for (const r of rows) if (r.user_id === c.user_id) this.deliver(s, r, { locale: s.locale, now })
+        s.write(sse.counts(c))
+      }
+    }
+  }
+
+  /** Heartbeat for every stream, and the end of streams whose session ended. */
+  async tick() {
+    if (this.size === 0) return
+    const sessions = new Set<string>()
+    for (const set of this.byUser.values()) for (const s of set) sessions.add(s.sessionId)
+    let valid: Set<string>
+    try {
+      const rows = await this.deps.sql<{ id: string }[]>`
+        select id from sessions
+         where id = any(${[...sessions]}::uuid[]) and revoked_at is null and expires_at > ${this.deps.clock.now()}`
+      valid = new Set(rows.map((r) => r.id))
+    } catch (e) {
+      // Database unreachable: keep the streams (the client reconnects if we go away), ping them.
+      this.deps.log.warn('stream session check failed', { error: String((e as Error)?.message ?? e) })
+      valid = sessions
+    }
+    for (const set of [...this.byUser.values()]) {
+      for (const s of [...set]) {
+        if (valid.has(s.sessionId)) s.write(': ping\n\n')
+        else s.close()
+      }
+    }
+  }
+}
+
+const hubs = new WeakMap<Deps, StreamHub>()
+
+/** The app's hub (its routes are mounted under two prefixes; one hub per app, one app per process). */
+export function hubFor(deps: Deps): StreamHub {
+  let hub = hubs.get(deps)
+  if (!hub) {
+    hub = new StreamHub(
+      { sql: deps.sql, clock: deps.clock, log: deps.log, embedded: embeddedClients.has(deps.sql), listenUrl: deps.config.databaseListenUrl },
+      deps.config.streamHeartbeatSeconds * 1000,
+    )
+    hubs.set(deps, hub)
+  }
+  return hub
+}

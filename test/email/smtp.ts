@@ -1,0 +1,91 @@
+import { SMTPServer } from 'smtp-server'
+import { freePort } from '../support/processes.ts'
+
+/** The raw message with quoted-printable undone (good enough to search text in tests). */
+export function decodeQp(raw: string) {
+  const bytes: number[] = []
+  const flat = raw.replace(/=\r?\n/g, '')
+  for (let i = 0; i < flat.length; i++) {
+    const m = flat[i] === '=' && /^[0-9A-F]{2}$/.test(flat.slice(i + 1, i + 3))
+    if (m) {
+      bytes.push(parseInt(flat.slice(i + 1, i + 3), 16))
+      i += 2
+    } else bytes.push(...Buffer.from(flat[i]!, 'utf8'))
+  }
+  return Buffer.from(bytes).toString('utf8')
+}
+
+export interface Received {
+  from: string
+  to: string[]
+  raw: string
+  header(name: string): string | undefined
+}
+
+/**
+ * A real SMTP server (the `smtp-server` package of the nodemailer project) for tests: records
+ * what it receives; `refuse` makes it answer RCPT TO with a permanent 550; stop/start simulate
+ * an outage on the same port.
+ */
+export class TestSmtp {
+  received: Received[] = []
+  attempts = 0
+  /** Every RCPT TO address, in order. */
+  rcpts: string[] = []
+  refuse: ((to: string) => boolean) | null = null
+  private server: SMTPServer | null = null
+  constructor(readonly port: number) {}
+
+  static async start() {
+    const s = new TestSmtp(await freePort())
+    await s.start()
+    return s
+  }
+
+  get url() {
+    return `smtp://127.0.0.1:${this.port}`
+  }
+
+  async start() {
+    this.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onRcptTo: (address, _session, cb) => {
+        this.attempts++
+        this.rcpts.push(address.address)
+        if (this.refuse?.(address.address)) {
+          const e = new Error('Mailbox unavailable') as Error & { responseCode: number }
+          e.responseCode = 550
+          return cb(e)
+        }
+        cb()
+      },
+      onData: (stream, session, cb) => {
+        const chunks: Buffer[] = []
+        stream.on('data', (c: Buffer) => chunks.push(c))
+        stream.on('end', () => {
+          const raw = Buffer.concat(chunks).toString('utf8')
+          const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ')
+          this.received.push({
+            from: (session.envelope.mailFrom && session.envelope.mailFrom.address) || '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw,
+            header: (name) => new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(head)?.[1]?.trim(),
+          })
+          cb()
+        })
+      },
+    })
+    await new Promise<void>((res, rej) => {
+      this.server!.once('error', rej)
+      this.server!.listen(this.port, '127.0.0.1', () => res())
+    })
+  }
+
+  async stop() {
+    const s = this.server
+    this.server = null
+    if (s) await new Promise<void>((res) => s.close(() => res()))
+  }
+}

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { SseReader } from './sse.ts'
+
+/*
+ * Two real service processes on one PostgreSQL database: a notification written through B
+ * reaches a stream held on A within 2 s (LISTEN/NOTIFY), marking read on B sends counts to A,
+ * and logging out on B ends A's stream. A listens through DATABASE_LISTEN_URL (the direct
+ * connection a deployment behind a transaction-mode pooler would give), B through its own pool.
+ */
+describe.skipIf(!process.env.DATABASE_URL)('live stream across two instances', () => {
+  let db: Awaited<ReturnType<typeof scratchDatabase>>
+  let a: ServiceProcess, b: ServiceProcess
+  const readers: SseReader[] = []
+
+  beforeAll(async () => {
+    db = await scratchDatabase('cls_sse')
+    const env = { DATABASE_URL: db.url, JWT_SECRET: 'two-instances-secret-0123456789abcdef', REMINDER_SCAN_CRON: 'off', STREAM_HEARTBEAT_SECONDS: '1' }
+    // One after the other: the first runs the migrations.
+    a = await startService({ env: { ...env, DATABASE_LISTEN_URL: db.url } })
+    b = await startService({ env })
+  }, 90_000)
+
+  afterAll(async () => {
+    for (const r of readers) await r.close()
+    await Promise.all([a?.stop(), b?.stop()])
+    await db?.drop()
+  })
+
+  const call = async (svc: ServiceProcess, method: string, path: string, token?: string, json?: unknown) => {
+    const res = await fetch(`${svc.url}/api/v1${path}`, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(json ? { 'content-type': 'application/json' } : {}) },
+      body: json ? JSON.stringify(json) : undefined,
+    })
+    return { status: res.status, body: (await res.json()) as any }
+  }
+  const account = async (svc: ServiceProcess, role: 'TEACHER' | 'STUDENT') => {
+    const username = `${role[0]}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`
+    const password = 'correct horse battery'
+    expect((await call(svc, 'POST', '/auth/register', undefined, { username, email: `${username}@example.test`, password, role })).status).toBe(201)
+    const login = await call(svc, 'POST', '/auth/login', undefined, { identifier: username, password })
+    return login.body.data.accessToken as string
+  }
+  const stream = async (svc: ServiceProcess, token: string) => {
+    const res = await fetch(`${svc.url}/api/v1/notifications/stream`, { headers: { authorization: `Bearer ${token}` } })
+    expect(res.status).toBe(200)
+    const r = new SseReader(res.body!)
+    readers.push(r)
+    return r
+  }
+
+  test('written through B, delivered on A within 2 s; read on B → counts on A; logout on B ends A\'s stream', async () => {
+    const teacher = await account(b, 'TEACHER')
+    const student = await account(a, 'STUDENT')
+    const course = await call(b, 'POST', '/courses', teacher, { title: 'Distributed Systems', description: 'x' })
+    expect(course.status).toBe(201)
+    expect((await call(b, 'POST', '/courses/join', student, { inviteCode: course.body.data.inviteCode })).status).toBe(200)
+
+    const onA = await stream(a, student)
+    expect(await onA.until((r) => r.of('counts').length > 0)).toBe(true)
+    expect(onA.lastCounts()).toEqual({ unreadCount: 0, unreadReminderCount: 0 })
+
+    const started = performance.now()
+    const ann = await call(b, 'POST', `/courses/${course.body.data.id}/announcements`, teacher, { title: 'Lab moved', content: '<p>Room 4</p>' })
+    expect(ann.status).toBe(201)
+    expect(await onA.until((r) => r.of('notification').length > 0, 2000)).toBe(true)
+    const latencyMs = performance.now() - started
+    expect(latencyMs).toBeLessThan(2000)
+    const n = onA.of('notification')[0]!
+    expect(n.data).toMatchObject({ type: 'ANNOUNCEMENT', title: 'Lab moved', content: 'Room 4' })
+    expect(await onA.until((r) => r.lastCounts()?.unreadCount === 1, 2000)).toBe(true)
+
+    expect((await call(b, 'PATCH', `/notifications/${n.id}/read`, student)).status).toBe(200)
+    expect(await onA.until((r) => r.lastCounts()?.unreadCount === 0, 2000)).toBe(true)
+
+    expect((await call(b, 'POST', '/auth/logout', student)).status).toBe(200)
+    expect(await onA.until((r) => r.closed, 5000)).toBe(true)
+  }, 30_000)
+})
