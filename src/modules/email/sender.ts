@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer'
 import type { Sql } from '../../db/connect.ts'
 import type { Logger } from '../../lib/log.ts'
-import { metricsHooks } from '../notifications/metrics-hooks.ts'
+import { countEmail } from '../../metrics.ts'
 import { composeMail, type MailSettings } from './mail.ts'
 import { claimDue, markFailed, markRetry, markSent } from './queries.ts'
 
@@ -49,19 +49,19 @@ export async function sendDueEmails(sql: Sql, transport: Transport, settings: Ma
         await transport.sendMail(composeMail(item, settings, now))
         await markSent(sql, item.notification_id, now)
         result.sent++
-        metricsHooks.email('sent')
+        countEmail('sent')
       } catch (e) {
         const error = String((e as Error)?.message ?? e)
         const next = new Date(now.getTime() + backoffMs(item.attempts))
         if (isPermanent(e) || next.getTime() - item.created_at.getTime() > GIVE_UP_AFTER_MS) {
           await markFailed(sql, item.notification_id, now, error)
           result.failed++
-          metricsHooks.email('failed')
+          countEmail('failed')
           log?.warn('e-mail given up', { notificationId: item.notification_id, attempts: item.attempts, error })
         } else {
           await markRetry(sql, item.notification_id, next, error)
           result.retried++
-          metricsHooks.email('retry')
+          countEmail('retry')
         }
       }
     }

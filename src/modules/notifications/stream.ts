@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.ts'
 import { embeddedClients, type Sql } from '../../db/connect.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Locale } from '../../i18n/locale.ts'
-import { metricsHooks } from './metrics-hooks.ts'
+import { setSseStreams } from '../../metrics.ts'
 import { subscribe, type Signal, type SignalSource } from './bus.ts'
 import { countersOf, notificationsAfter, type NotificationRow } from './queries.ts'
 import { toNotification } from './service.ts'
@@ -132,14 +132,14 @@ export class StreamHub {
     let set = this.byUser.get(s.userId)
     if (!set) this.byUser.set(s.userId, (set = new Set()))
     set.add(s)
-    metricsHooks.openStreams(++this.size)
+    setSseStreams(++this.size)
   }
 
   private remove(s: Sink) {
     const set = this.byUser.get(s.userId)
     if (!set?.delete(s)) return
     if (set.size === 0) this.byUser.delete(s.userId)
-    metricsHooks.openStreams(--this.size)
+    setSseStreams(--this.size)
   }
 
   private deliver(s: Sink, r: NotificationRow, reader: { locale: Locale; now: Date }) {
