@@ -445,10 +445,11 @@ export async function seed(sql: Sql, log: (m: string) => void = () => {}): Promi
            order by s.task_id, s.student_id, s.submitted_at, s.id
         ), per as (select student_id, count(*)::int as n from firsts group by student_id)
         insert into learning_submissions (id, task_id, course_id, student_id, content, answers, auto_score, score,
-                                          status, late, submitted_at)
+                                          status, late, submitted_at, graded_at)
         select gen_uuid_v7(), f.task_id, f.course_id, f.student_id, f.content, f.answers, f.auto_score, f.auto_score,
                case when f.auto_score is not null then 'GRADED' else 'SUBMITTED' end, false,
-               f.submitted_at - g * interval '1 minute'
+               f.submitted_at - g * interval '1 minute',
+               case when f.auto_score is not null then f.submitted_at - g * interval '1 minute' end
           from firsts f join per p on p.student_id = f.student_id
          cross join lateral generate_series(1, ceil(${SHAPE.heavySubmissions}::numeric / p.n)::int) g`)
     }
