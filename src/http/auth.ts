@@ -57,6 +57,24 @@ export function bearerOrCookie(headers: Record<string, string | undefined>, cook
   return typeof cookieValue === 'string' && cookieValue ? cookieValue : null
 }
 
+/** The live session `sid` names and its user (one statement; also used by bench/bare.ts). */
+export async function sessionUser(sql: Deps['sql'], sid: string, now: Date): Promise<Authenticated | null> {
+  const [row] = await sql<SessionRow[]>`
+    select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at
+      from sessions s join users u on u.id = s.user_id
+     where s.id = ${sid} and s.revoked_at is null and s.expires_at > ${now}`
+  if (!row) return null
+  const user: CurrentUser = {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    displayName: row.display_name,
+    role: row.role,
+    createdAt: row.created_at,
+  }
+  return { user, sessionId: row.session_id }
+}
+
 /**
  * The authentication plugin. Routes opt in with macros:
  *   `{ auth: true }`            any logged-in user → `user`, `sessionId`
@@ -79,20 +97,9 @@ export function authPlugin(deps: Deps) {
     const sid = payload && typeof payload.sid === 'string' ? payload.sid : null
     // A well-signed token always names a UUID; anything else never reaches SQL.
     if (!sid || !UUID.test(sid)) throw unauthenticated()
-    const [row] = await sql<SessionRow[]>`
-      select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at
-        from sessions s join users u on u.id = s.user_id
-       where s.id = ${sid} and s.revoked_at is null and s.expires_at > ${clock.now()}`
-    if (!row) throw unauthenticated()
-    const user: CurrentUser = {
-      id: row.id,
-      username: row.username,
-      email: row.email,
-      displayName: row.display_name,
-      role: row.role,
-      createdAt: row.created_at,
-    }
-    return { user, sessionId: row.session_id }
+    const who = await sessionUser(sql, sid, clock.now())
+    if (!who) throw unauthenticated()
+    return who
   }
 
   return new Elysia({ name: 'auth' })
