@@ -16,25 +16,76 @@ import type { Sql } from '../src/db/connect.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { randomInviteCode } from '../src/modules/courses/invite-code.ts'
 
-export const SEED_VERSION = 2
+export const SEED_VERSION = 3
 export const BENCH_PASSWORD = 'bench-password-1'
 /** A seed older than this is redone: session JWTs carry a real-time `exp` (bench TTL 90 days). */
 const MAX_SEED_AGE_DAYS = 60
 
-export const SHAPE = {
-  teachers: 20,
-  students: 2_000,
-  courses: 40,
-  minCourseSize: 100,
-  maxCourseSize: 300,
+export interface Shape {
+  name: 'quick' | 'campus'
+  teachers: number
+  students: number
+  courses: number
+  /** Course 0 has this many students when set (the one large course); the rest spread min..max. */
+  bigCourseSize?: number
+  minCourseSize: number
+  maxCourseSize: number
   /** Each student is in 3, 4 or 5 courses. */
-  coursesPerStudent: [3, 5] as const,
-  unitsPerCourse: 5,
-  pointsPerUnit: 4,
-  tasksPerPoint: 5, // the 5th task of each point is HOMEWORK: 20 %
-  experimentsPerCourse: 4,
-  announcementsPerCourse: 3,
+  coursesPerStudent: readonly [number, number]
+  unitsPerCourse: number
+  pointsPerUnit: number
+  tasksPerPoint: number // the last task of each point is HOMEWORK
+  experimentsPerCourse: number
+  announcementsPerCourse: number
+  /** Students topped up to this many notifications and given this many older answer sheets (history). */
+  heavyUsers: number
+  heavyNotifications: number
+  heavySubmissions: number
 }
+
+export const SHAPES: Record<Shape['name'], Shape> = {
+  quick: {
+    name: 'quick',
+    teachers: 20,
+    students: 2_000,
+    courses: 40,
+    minCourseSize: 100,
+    maxCourseSize: 300,
+    coursesPerStudent: [3, 5],
+    unitsPerCourse: 5,
+    pointsPerUnit: 4,
+    tasksPerPoint: 5, // the 5th task of each point is HOMEWORK: 20 %
+    experimentsPerCourse: 4,
+    announcementsPerCourse: 3,
+    heavyUsers: 0,
+    heavyNotifications: 0,
+    heavySubmissions: 0,
+  },
+  // ~2 M learning submissions, ~2.4 M reminder events, 16 students with 10,000 notifications.
+  campus: {
+    name: 'campus',
+    teachers: 200,
+    students: 20_000,
+    courses: 400,
+    bigCourseSize: 2_000,
+    minCourseSize: 100,
+    maxCourseSize: 300,
+    coursesPerStudent: [3, 5],
+    unitsPerCourse: 5,
+    pointsPerUnit: 2,
+    tasksPerPoint: 5,
+    experimentsPerCourse: 4,
+    announcementsPerCourse: 3,
+    heavyUsers: 16,
+    heavyNotifications: 10_000,
+    heavySubmissions: 10_000,
+  },
+}
+
+const shapeName = (process.env.BENCH_SHAPE ?? 'quick') as Shape['name']
+if (!(shapeName in SHAPES)) throw new Error(`BENCH_SHAPE must be one of ${Object.keys(SHAPES).join(', ')}`)
+export const SHAPE: Shape = SHAPES[shapeName]
+
 
 export interface SeedInfo {
   anchor: Date
@@ -65,9 +116,10 @@ function prng(seed: number) {
 export function membershipPlan() {
   const rnd = prng(20_261_122)
   const n = SHAPE.courses
-  const sizes = Array.from({ length: n }, (_, i) =>
-    Math.round(SHAPE.maxCourseSize - ((SHAPE.maxCourseSize - SHAPE.minCourseSize) * i) / (n - 1)),
-  )
+  const spread = (i: number, k: number) => Math.round(SHAPE.maxCourseSize - ((SHAPE.maxCourseSize - SHAPE.minCourseSize) * i) / (k - 1))
+  const sizes = SHAPE.bigCourseSize
+    ? [SHAPE.bigCourseSize, ...Array.from({ length: n - 1 }, (_, i) => spread(i, n - 1))]
+    : Array.from({ length: n }, (_, i) => spread(i, n))
   const total = sizes.reduce((a, b) => a + b, 0)
   const [lo, hi] = SHAPE.coursesPerStudent
   const cap = Array.from({ length: SHAPE.students }, (_, j) => lo + (j % (hi - lo + 1)))
@@ -106,11 +158,12 @@ export async function ensureSeeded(sql: Sql, opts: { force?: boolean; log?: (m: 
   await migrate(sql)
   await sql`create table if not exists bench_seed (
       version integer not null, anchor timestamptz not null, seeded_at timestamptz not null, seconds numeric not null)`
-  const [meta] = await sql<{ version: number; anchor: Date; seeded_at: Date; seconds: string }[]>`
-    select version, anchor, seeded_at, seconds from bench_seed order by seeded_at desc limit 1`
-  const fresh = meta && meta.version === SEED_VERSION && Date.now() - meta.anchor.getTime() < MAX_SEED_AGE_DAYS * DAY
+  await sql`alter table bench_seed add column if not exists shape text not null default 'quick'`
+  const [meta] = await sql<{ version: number; anchor: Date; seeded_at: Date; seconds: string; shape: string }[]>`
+    select version, anchor, seeded_at, seconds, shape from bench_seed order by seeded_at desc limit 1`
+  const fresh = meta && meta.version === SEED_VERSION && meta.shape === SHAPE.name && Date.now() - meta.anchor.getTime() < MAX_SEED_AGE_DAYS * DAY
   if (fresh && !opts.force) {
-    log(`reusing the dataset seeded at ${meta.seeded_at.toISOString()} (anchor ${meta.anchor.toISOString()})`)
+    log(`reusing the ${SHAPE.name} dataset seeded at ${meta.seeded_at.toISOString()} (anchor ${meta.anchor.toISOString()})`)
     return { anchor: meta.anchor, seededAt: meta.seeded_at, seconds: Number(meta.seconds), reused: true }
   }
   const [users] = await sql<{ n: number }[]>`select count(*)::int as n from users`
@@ -369,8 +422,40 @@ export async function seed(sql: Sql, log: (m: string) => void = () => {}): Promi
         join learning_tasks t on t.id = s.task_id
        where s.graded_by is not null and s.graded_at > ${anchor}::timestamptz - interval '14 days'`)
 
-    await tx`insert into bench_seed (version, anchor, seeded_at, seconds)
-             values (${SEED_VERSION}, ${anchor}, ${new Date()}, ${(performance.now() - started) / 1000})`
+    // --- history: the heaviest users (the first students of course 0 who are in 5 courses) ----
+    // get a long history: topped up to heavyNotifications notifications (older, mostly read)
+    // and heavySubmissions earlier attempts on the tasks they answered.
+    if (SHAPE.heavyUsers > 0) {
+      await tx`create temporary table heavy_users on commit drop as
+        select m.user_id from course_members m join users u on u.id = m.user_id
+         where m.course_id = ${courses[0]!.id} and (select count(*) from course_members x where x.user_id = m.user_id) = ${SHAPE.coursesPerStudent[1]}
+         order by u.username limit ${SHAPE.heavyUsers}`
+      await step('notifications (history of the heaviest users)', () => tx`
+        insert into notifications (id, user_id, notification_type, title, content, action_path, read_at, delivered_at)
+        select gen_uuid_v7(), h.user_id, 'ANNOUNCEMENT', 'Old announcement ' || g, 'From an earlier term.', '/courses',
+               case when g % 20 <> 0 then x.at + interval '1 hour' end, x.at
+          from heavy_users h
+         cross join lateral (select count(*)::int as n from notifications n where n.user_id = h.user_id) c
+         cross join lateral generate_series(1, greatest(0, ${SHAPE.heavyNotifications} - c.n)) g
+         cross join lateral (select ${anchor}::timestamptz - interval '3 days' - g * interval '20 minutes' as at) x`)
+      await step('learning_submissions (history of the heaviest users)', () => tx`
+        with firsts as materialized (
+          select distinct on (s.task_id, s.student_id) s.*
+            from learning_submissions s join heavy_users h on h.user_id = s.student_id
+           order by s.task_id, s.student_id, s.submitted_at, s.id
+        ), per as (select student_id, count(*)::int as n from firsts group by student_id)
+        insert into learning_submissions (id, task_id, course_id, student_id, content, answers, auto_score, score,
+                                          status, late, submitted_at, graded_at)
+        select gen_uuid_v7(), f.task_id, f.course_id, f.student_id, f.content, f.answers, f.auto_score, f.auto_score,
+               case when f.auto_score is not null then 'GRADED' else 'SUBMITTED' end, false,
+               f.submitted_at - g * interval '1 minute',
+               case when f.auto_score is not null then f.submitted_at - g * interval '1 minute' end
+          from firsts f join per p on p.student_id = f.student_id
+         cross join lateral generate_series(1, ceil(${SHAPE.heavySubmissions}::numeric / p.n)::int) g`)
+    }
+
+    await tx`insert into bench_seed (version, anchor, seeded_at, seconds, shape)
+             values (${SEED_VERSION}, ${anchor}, ${new Date()}, ${(performance.now() - started) / 1000}, ${SHAPE.name})`
   })
   await step('vacuum analyze', () => sql.unsafe('vacuum analyze'))
   const seconds = (performance.now() - started) / 1000

@@ -30,10 +30,22 @@ const guardedDetail: DocumentDecoration = { security, responses: { 401: errorRes
 // the dependent macro's static type.
 type Authenticated = { user: CurrentUser; sessionId: string }
 
-/** Signs and verifies session tokens (HS256 JWTs) with @elysiajs/jwt. */
+/**
+ * Signs and verifies session tokens (HS256 JWTs) with @elysiajs/jwt. Given the secret as bytes,
+ * jose runs `crypto.subtle.importKey` on every sign and verify (a tenth of a millisecond of
+ * every authenticated request); the HMAC-SHA-256 key is imported once and reused instead.
+ */
 export function tokenSigner(secret: string) {
-  const plugin = jwt({ name: 'jwt', secret, alg: 'HS256' })
-  return plugin.decorator.jwt
+  type Signer = ReturnType<typeof jwt<'jwt', undefined>>['decorator']['jwt']
+  let keyed: Promise<Signer> | undefined
+  const signer = () =>
+    (keyed ??= crypto.subtle
+      .importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
+      .then((key) => jwt({ name: 'jwt', secret: key, alg: 'HS256' }).decorator.jwt))
+  return {
+    sign: async (...args: Parameters<Signer['sign']>) => (await signer()).sign(...args),
+    verify: async (...args: Parameters<Signer['verify']>) => (await signer()).verify(...args),
+  }
 }
 
 export function bearerOrCookie(headers: Record<string, string | undefined>, cookieValue: unknown): string | null {
@@ -43,6 +55,24 @@ export function bearerOrCookie(headers: Record<string, string | undefined>, cook
     return m ? m[1]! : null
   }
   return typeof cookieValue === 'string' && cookieValue ? cookieValue : null
+}
+
+/** The live session `sid` names and its user (one statement; also used by bench/bare.ts). */
+export async function sessionUser(sql: Deps['sql'], sid: string, now: Date): Promise<Authenticated | null> {
+  const [row] = await sql<SessionRow[]>`
+    select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at
+      from sessions s join users u on u.id = s.user_id
+     where s.id = ${sid} and s.revoked_at is null and s.expires_at > ${now}`
+  if (!row) return null
+  const user: CurrentUser = {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    displayName: row.display_name,
+    role: row.role,
+    createdAt: row.created_at,
+  }
+  return { user, sessionId: row.session_id }
 }
 
 /**
@@ -67,20 +97,9 @@ export function authPlugin(deps: Deps) {
     const sid = payload && typeof payload.sid === 'string' ? payload.sid : null
     // A well-signed token always names a UUID; anything else never reaches SQL.
     if (!sid || !UUID.test(sid)) throw unauthenticated()
-    const [row] = await sql<SessionRow[]>`
-      select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at
-        from sessions s join users u on u.id = s.user_id
-       where s.id = ${sid} and s.revoked_at is null and s.expires_at > ${clock.now()}`
-    if (!row) throw unauthenticated()
-    const user: CurrentUser = {
-      id: row.id,
-      username: row.username,
-      email: row.email,
-      displayName: row.display_name,
-      role: row.role,
-      createdAt: row.created_at,
-    }
-    return { user, sessionId: row.session_id }
+    const who = await sessionUser(sql, sid, clock.now())
+    if (!who) throw unauthenticated()
+    return who
   }
 
   return new Elysia({ name: 'auth' })

@@ -116,6 +116,9 @@ describe('GET /courses/{courseId}/grades/overview', () => {
         },
         { ...who(chen), displayName: 'Chen, 陈', submissionCount: 0, gradedCount: 0, averageScore: null, experiments: [] },
       ],
+      total: 3,
+      page: 1,
+      pageSize: null,
     })
   })
 
@@ -135,7 +138,7 @@ describe('GET /courses/{courseId}/grades/overview', () => {
   test('a course without students has an empty overview', async () => {
     const c = await insertCourse(ctx.deps.sql, w.teacher.id, 'Empty')
     const res = await ctx.api.get(`/courses/${c.id}/grades/overview`, { token: w.teacher.token })
-    expect(res.data).toEqual({ students: [] })
+    expect(res.data).toEqual({ students: [], total: 0, page: 1, pageSize: null })
   })
 
   const refusals: [string, () => string, () => string, number][] = [

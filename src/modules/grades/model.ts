@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+import { pageFields } from '../../http/pagination.ts'
 
 export const ExperimentGrade = z
   .object({
@@ -25,4 +26,4 @@ export const StudentGrades = z
   })
   .meta({ id: 'StudentGrades' })
 
-export const GradeOverview = z.object({ students: z.array(StudentGrades) }).meta({ id: 'GradeOverview' })
+export const GradeOverview = z.object({ students: z.array(StudentGrades), ...pageFields }).meta({ id: 'GradeOverview' })

@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { CourseParams } from '../../http/params.ts'
+import { OptionalPageQuery } from '../../http/pagination.ts'
 import { contentDisposition } from '../../storage/download.ts'
 import { GradeOverview } from './model.ts'
 import * as service from './service.ts'
@@ -13,18 +14,19 @@ export function gradeRoutes(deps: Deps) {
     .use(authPlugin(deps))
     .get(
       '/courses/:courseId/grades/overview',
-      async ({ course }) => {
-        const { students } = await service.overview(sql, course.id)
-        return ok({ students })
+      async ({ course, query }) => {
+        const { students, total, page, pageSize } = await service.overview(sql, course.id, query)
+        return ok({ students, total, page, pageSize })
       },
       {
         course: 'teacher',
         params: CourseParams,
+        query: OptionalPageQuery,
         response: { 200: envelope(GradeOverview) },
         detail: {
           summary: 'Per-student grade overview (course teacher)',
           description:
-            'Every student of the course. Counts cover the newest submission per learning task and per experiment; `averageScore` is over the graded ones (null when none). `experiments` lists the newest submission of each experiment the student submitted.',
+            'Every student of the course. Counts cover the newest submission per learning task and per experiment; `averageScore` is over the graded ones (null when none). `experiments` lists the newest submission of each experiment the student submitted. Without `page` and `pageSize` every student is returned (`pageSize` null); with either, one page of at most 200 students (page 1 and 50 a page by default), in the same order; `total` counts the whole list.',
         },
       },
     )

@@ -2,6 +2,8 @@ import type { Sql } from '../../db/connect.ts'
 import { iso, num } from '../../http/envelope.ts'
 import { toCsv, type CsvValue } from './csv.ts'
 import * as q from './queries.ts'
+import { windowOf, type OptionalPageQuery, type RowWindow } from '../../http/pagination.ts'
+import { countStudents } from '../learning/submission-queries.ts'
 
 type ExperimentGrade = {
   experimentId: string
@@ -13,18 +15,21 @@ type ExperimentGrade = {
   gradedAt: string | null
 }
 
-/** The whole course in a fixed number of queries, read from one snapshot. */
-async function load(sql: Sql, courseId: string) {
+/** The whole course (or one page of its students) in a fixed number of queries, read from one snapshot. */
+async function load(sql: Sql, courseId: string, window: RowWindow) {
   return sql.begin('isolation level repeatable read read only', async (tx) => {
-    const totals = await q.studentTotals(tx, courseId)
-    const grades = await q.newestExperimentSubmissions(tx, courseId)
+    const totals = await q.studentTotals(tx, courseId, window)
+    const grades = await q.newestExperimentSubmissions(tx, courseId, window ? totals.map((t) => t.user_id) : null)
     const experiments = await q.courseExperiments(tx, courseId)
-    return { totals, grades, experiments }
+    // The total rides on every row; only a page past the end needs counting on its own.
+    const total = totals[0]?.total ?? (window && window.offset > 0 ? await countStudents(tx, courseId) : 0)
+    return { totals, grades, experiments, total }
   })
 }
 
-export async function overview(sql: Sql, courseId: string) {
-  const { totals, grades, experiments } = await load(sql, courseId)
+export async function overview(sql: Sql, courseId: string, paging: OptionalPageQuery = {}) {
+  const { window, page, pageSize } = windowOf(paging)
+  const { totals, grades, experiments, total } = await load(sql, courseId, window)
   const byStudent = new Map<string, ExperimentGrade[]>()
   for (const g of grades) {
     const list = byStudent.get(g.student_id) ?? []
@@ -48,7 +53,7 @@ export async function overview(sql: Sql, courseId: string) {
     averageScore: num(t.average_score),
     experiments: byStudent.get(t.user_id) ?? [],
   }))
-  return { students, experiments }
+  return { students, experiments, total, page, pageSize }
 }
 
 /**

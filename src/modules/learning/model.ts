@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+import { pageFields } from '../../http/pagination.ts'
 import { plainText } from '../../http/text.ts'
 
 // ---------------------------------------------------------------------------------------------
@@ -294,5 +295,6 @@ export const Overview = z
         averageScore: z.number().nullable(),
       }),
     ),
+    ...pageFields,
   })
   .meta({ id: 'LearningOverview' })

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { GradeBody } from '../../lib/grading.ts'
 import { envelope, ok } from '../../http/envelope.ts'
-import { pageOf } from '../../http/pagination.ts'
+import { OptionalPageQuery, pageOf } from '../../http/pagination.ts'
 import { CourseParams, idParams } from '../../http/params.ts'
 import {
   CreatePointBody,
@@ -239,14 +239,15 @@ function submissionRoutes(deps: Deps) {
         },
       },
     )
-    .get('/overview', async ({ course, user }) => ok(await submissions.overview(sql, course, user)), {
+    .get('/overview', async ({ course, user, query }) => ok(await submissions.overview(sql, course, user, query)), {
       course: 'member',
       params: CourseParams,
+      query: OptionalPageQuery,
       response: { 200: envelope(Overview) },
       detail: {
         summary: 'Learning summary per student',
         description:
-          "Per student: tasks in the course, tasks submitted, tasks whose newest submission is graded, and the average of those scores (null when none). The teacher sees every student, a student only their own row.",
+          "Per student: tasks in the course, tasks submitted, tasks whose newest submission is graded, and the average of those scores (null when none). The teacher sees every student, a student only their own row. Without `page` and `pageSize` every student is returned (`pageSize` null); with either, one page of at most 200 students (page 1 and 50 a page by default), in the same order; `total` counts the whole list.",
       },
     })
 }

@@ -89,6 +89,8 @@ export interface OverviewRow {
   submitted_tasks: number
   graded_tasks: number
   average_score: string | null
+  /** Rows of the whole (unpaged) list. */
+  total: number
 }
 
 export const toUnit = (r: UnitRow) => ({

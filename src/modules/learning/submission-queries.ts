@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
+import type { RowWindow } from '../../http/pagination.ts'
 import type { OverviewRow, StoredAnswer, SubmissionRow } from './rows.ts'
 
 type Db = Sql | TxSql
@@ -76,18 +77,28 @@ export async function gradeSubmission(
  * task counts; `averageScore` is over graded newest submissions (null when none).
  * `studentId` narrows to one student (a student sees only their own row).
  */
-export async function learningOverview(sql: Db, courseId: string, studentId: string | null) {
+export async function learningOverview(sql: Db, courseId: string, studentId: string | null, window: RowWindow = null) {
   const onlyMember = studentId ? sql`and m.user_id = ${studentId}` : sql``
+  const slice = window ? sql`limit ${window.limit} offset ${window.offset}` : sql``
   // Per-student totals are kept by triggers (sql/007_grade_totals.sql): one row per student.
   return sql<OverviewRow[]>`
     select u.id as user_id, u.username, u.display_name,
            (select count(*)::int from learning_tasks where course_id = ${courseId}) as total_tasks,
            coalesce(g.task_count, 0) as submitted_tasks,
            coalesce(g.task_graded, 0) as graded_tasks,
-           case when g.task_graded > 0 then round(g.task_score_sum / g.task_graded, 2) end as average_score
+           case when g.task_graded > 0 then round(g.task_score_sum / g.task_graded, 2) end as average_score,
+           count(*) over ()::int as total
       from course_members m
       join users u on u.id = m.user_id
       left join grade_totals g on g.course_id = m.course_id and g.student_id = m.user_id
      where m.course_id = ${courseId} ${onlyMember}
-     order by lower(u.display_name), lower(u.username), u.id`
+     order by lower(u.display_name), lower(u.username), u.id
+     ${slice}`
+}
+
+/** Students of the course (or just `studentId`, when a member): the total of a page past the end. */
+export async function countStudents(sql: Db, courseId: string, studentId: string | null = null) {
+  const onlyMember = studentId ? sql`and user_id = ${studentId}` : sql``
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from course_members where course_id = ${courseId} ${onlyMember}`
+  return row!.n
 }

@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/connect.ts'
 import { conflict, forbidden, invalidField, notFound, type FieldError } from '../../http/errors.ts'
 import type { CourseAccess, CurrentUser } from '../../http/guards.ts'
-import { offsetOf, page } from '../../http/pagination.ts'
+import { offsetOf, page, windowOf, type OptionalPageQuery } from '../../http/pagination.ts'
 import { feedbackChange, type GradeBody } from '../../lib/grading.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
@@ -125,7 +125,11 @@ export async function grade(sql: Sql, courseId: string, grader: CurrentUser, sub
   })
 }
 
-export async function overview(sql: Sql, course: CourseAccess, user: CurrentUser) {
-  const rows = await q.learningOverview(sql, course.id, course.as === 'STUDENT' ? user.id : null)
-  return { students: rows.map(toOverviewRow) }
+export async function overview(sql: Sql, course: CourseAccess, user: CurrentUser, paging: OptionalPageQuery = {}) {
+  const { window, page, pageSize } = windowOf(paging)
+  const only = course.as === 'STUDENT' ? user.id : null
+  const rows = await q.learningOverview(sql, course.id, only, window)
+  // The total rides on every row; only a page past the end needs counting on its own.
+  const total = rows[0]?.total ?? (window && window.offset > 0 ? await q.countStudents(sql, course.id, only) : 0)
+  return { students: rows.map(toOverviewRow), total, page, pageSize }
 }
