@@ -86,7 +86,7 @@ if (mode === 'service') {
         const user = await authenticate(req)
         if (path === '/courses') return json(await courses.listMyCourses(sql, user))
         if (path === '/homeworks/mine') return json(await homeworkCentre(sql, user.id, clock.now(), { courseId: null }))
-        if (path === '/notifications') return json(await notifications.inbox(sql, user.id, inboxDefaults))
+        if (path === '/notifications') return json(await notifications.inbox(sql, user.id, inboxDefaults, undefined, clock.now()))
         const c = /^\/courses\/([^/]+)\/(learning|learning\/overview|grades\/overview)$/.exec(path)
         if (c) {
           const [, courseId, what] = c
