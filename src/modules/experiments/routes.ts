@@ -6,7 +6,7 @@ import { GradeBody } from '../../lib/grading.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { offsetOf, page, pageOf, PageQuery } from '../../http/pagination.ts'
 import { CourseParams } from '../../http/params.ts'
-import { fileResponse } from '../../storage/download.ts'
+import { DownloadQuery, fileResponse } from '../../storage/download.ts'
 import { downloadResponses, multipartRequestBody } from '../../storage/openapi.ts'
 import { parseForm, readMultipart } from '../../storage/upload.ts'
 import {
@@ -140,6 +140,7 @@ export function experimentRoutes(deps: Deps) {
       {
         auth: true,
         params: SubmissionParams,
+        query: DownloadQuery,
         detail: {
           summary: 'Download a submitted file',
           description: "The submitting student and the course's teacher only. Supports single byte ranges.",
