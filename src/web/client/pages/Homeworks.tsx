@@ -89,7 +89,7 @@ export default function HomeworksPage() {
             status: h.status,
             submittedAt: h.submittedAt,
             score: h.score,
-            href: `/courses/${h.courseId}?module=homework&taskId=${h.taskId}`,
+            href: `/courses/${h.courseId}?taskId=${h.taskId}&module=homework`,
             submittedCount: h.submittedCount,
             studentCount: h.studentCount,
           })),

@@ -145,6 +145,11 @@ function StudentAnswer({ task, courseId }: { task: Task; courseId: string }) {
   const subs = useTaskSubmissions(courseId, task.id)
   const opensIn = useOpensIn(task.taskKind === 'HOMEWORK' ? task.startAt : null)
   const [again, setAgain] = useState(false)
+  const [sent, setSent] = useState<LearningSubmission | null>(null)
+  const done = (s: LearningSubmission) => {
+    setAgain(false)
+    setSent(s)
+  }
   if (opensIn)
     return (
       <p className="notice notice-info" data-testid="opens-in">
@@ -156,6 +161,17 @@ function StudentAnswer({ task, courseId }: { task: Task; courseId: string }) {
   const latest = subs.data[0]
   return (
     <>
+      {sent && (
+        <p className="notice notice-success" role="status" data-testid="quiz-result">
+          {[
+            sent.late ? t('answer.sentLate') : t('answer.sent'),
+            sent.autoScore != null ? t('answer.autoScore', { score: formatScore(sent.autoScore) }) : '',
+            task.taskType === 'QUIZ' ? (sent.status === 'GRADED' ? t('answer.final') : t('answer.teacherGrades')) : '',
+          ]
+            .filter(Boolean)
+            .join(' ')}
+        </p>
+      )}
       {latest && <SubmissionSummary submission={latest} questions={task.questions ?? []} attempts={subs.data.length} />}
       {latest && !again ? (
         <p>
@@ -164,9 +180,9 @@ function StudentAnswer({ task, courseId }: { task: Task; courseId: string }) {
           </button>
         </p>
       ) : task.taskType === 'QUIZ' ? (
-        <QuizForm task={task} courseId={courseId} again={Boolean(latest)} onDone={() => setAgain(false)} />
+        <QuizForm task={task} courseId={courseId} again={Boolean(latest)} onDone={done} />
       ) : (
-        <TextAnswerForm task={task} courseId={courseId} again={Boolean(latest)} onDone={() => setAgain(false)} />
+        <TextAnswerForm task={task} courseId={courseId} again={Boolean(latest)} onDone={done} />
       )}
     </>
   )
@@ -250,7 +266,7 @@ function useSubmit(task: Task, courseId: string) {
 
 type QuizAnswers = Record<string, { selected: number[]; text: string }>
 
-function QuizForm({ task, courseId, again, onDone }: { task: Task; courseId: string; again: boolean; onDone: () => void }) {
+function QuizForm({ task, courseId, again, onDone }: { task: Task; courseId: string; again: boolean; onDone: (s: LearningSubmission) => void }) {
   const { t } = useT(WORKSPACE)
   const questions = task.questions ?? []
   const [answers, setAnswers, clearDraft] = useDraft<QuizAnswers>(`task:${task.id}:answers`, {})
@@ -271,9 +287,9 @@ function QuizForm({ task, courseId, again, onDone }: { task: Task; courseId: str
         ),
       },
       {
-        onSuccess: () => {
+        onSuccess: (s) => {
           clearDraft()
-          onDone()
+          onDone(s)
         },
       },
     )
@@ -334,7 +350,7 @@ function QuizForm({ task, courseId, again, onDone }: { task: Task; courseId: str
   )
 }
 
-function TextAnswerForm({ task, courseId, again, onDone }: { task: Task; courseId: string; again: boolean; onDone: () => void }) {
+function TextAnswerForm({ task, courseId, again, onDone }: { task: Task; courseId: string; again: boolean; onDone: (s: LearningSubmission) => void }) {
   const { t } = useT(WORKSPACE)
   const [content, setContent] = useState('')
   const [error, setError] = useState<string>()
@@ -346,9 +362,9 @@ function TextAnswerForm({ task, courseId, again, onDone }: { task: Task; courseI
     submit.mutate(
       { content },
       {
-        onSuccess: () => {
+        onSuccess: (s) => {
           setContent('')
-          onDone()
+          onDone(s)
         },
       },
     )

@@ -33,7 +33,7 @@ export interface SectionProps {
 export function taskHref(task: Pick<Task, 'id' | 'taskKind' | 'taskType'>, enabled: ModuleKey[] = []) {
   const module: ModuleKey =
     task.taskKind === 'HOMEWORK' && enabled.includes('HOMEWORK') ? 'HOMEWORK' : task.taskType === 'QUIZ' && task.taskKind !== 'HOMEWORK' && enabled.includes('QUIZ') ? 'QUIZ' : 'LEARNING'
-  return `?module=${moduleSlug(module)}&taskId=${task.id}`
+  return `?taskId=${task.id}&module=${moduleSlug(module)}`
 }
 
 export function OverviewSection({ course, isTeacher, enabled }: SectionProps) {
@@ -220,7 +220,7 @@ export function LearningSection({ course, isTeacher, enabled = [] }: SectionProp
                             const elsewhere = taskHref(task, enabled)
                             return (
                               <li key={task.id}>
-                                {!elsewhere.startsWith('?module=learning') ? (
+                                {!elsewhere.endsWith('module=learning') ? (
                                   <Link className="task task-link" to={elsewhere}>
                                     <span className="task-title">{task.title}</span>
                                     <span className="task-tags">

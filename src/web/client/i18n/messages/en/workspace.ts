@@ -96,6 +96,11 @@ export default {
     handIn: 'Hand in',
     handInAgain: 'Hand in again',
     handingIn: 'Handing in…',
+    sent: 'Submitted.',
+    sentLate: 'Submitted after the due time (marked late).',
+    autoScore: 'Auto score: {{score}} / 100.',
+    final: 'Your score is final.',
+    teacherGrades: 'Your teacher will grade the written answers.',
   },
   grades: {
     fullOverview: 'Open the full grade overview (with CSV download)',

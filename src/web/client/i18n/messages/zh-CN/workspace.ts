@@ -99,6 +99,11 @@ const zh: Catalogue<typeof en> = {
     handIn: '提交',
     handInAgain: '再次提交',
     handingIn: '正在提交…',
+    sent: '已提交。',
+    sentLate: '已提交（超过截止时间，记为迟交）。',
+    autoScore: '自动评分：{{score}} / 100。',
+    final: '这是最终成绩。',
+    teacherGrades: '简答题将由老师批改。',
   },
   grades: {
     fullOverview: '查看完整成绩总览（可下载 CSV）',
