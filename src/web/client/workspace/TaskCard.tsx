@@ -14,7 +14,7 @@ import { RichEditor } from '../ui/RichEditor.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { Skeleton } from '../ui/Skeleton.tsx'
 import { formatScore, Time } from '../ui/time.tsx'
-import { useDraft } from '../ui/useDraft.ts'
+import { useDraft, useDraftStorageKey, writeDraft } from '../ui/useDraft.ts'
 import { isSubmittable, myExperimentsKey, useNow } from './data.ts'
 import { useTaskDisclosure } from './focus.tsx'
 import { WORKSPACE } from './messages.ts'
@@ -355,6 +355,8 @@ function TextAnswerForm({ task, courseId, again, onDone }: { task: Task; courseI
   const [content, setContent] = useState('')
   const [error, setError] = useState<string>()
   const submit = useSubmit(task, courseId)
+  const draftKey = `task:${task.id}:content`
+  const draftStorage = useDraftStorageKey(draftKey)
   function onSubmit(e: FormEvent) {
     e.preventDefault()
     if (!content.trim()) return setError(t('answer.required'))
@@ -363,6 +365,8 @@ function TextAnswerForm({ task, courseId, again, onDone }: { task: Task; courseI
       { content },
       {
         onSuccess: (s) => {
+          // The form closes now, so the editor never sees the reset: drop the draft here.
+          writeDraft(draftStorage, undefined)
           setContent('')
           onDone(s)
         },
@@ -371,7 +375,7 @@ function TextAnswerForm({ task, courseId, again, onDone }: { task: Task; courseI
   }
   return (
     <form className="answer-form" onSubmit={onSubmit} noValidate>
-      <RichEditor label={t('submission.yourAnswer')} value={content} onChange={setContent} error={error} draftKey={`task:${task.id}:content`} />
+      <RichEditor label={t('submission.yourAnswer')} value={content} onChange={setContent} error={error} draftKey={draftKey} />
       {submit.error && <ErrorNotice error={submit.error} />}
       <button type="submit" className="btn btn-primary" disabled={submit.isPending}>
         {submit.isPending ? t('answer.handingIn') : again ? t('answer.handInAgain') : t('answer.handIn')}
