@@ -16,11 +16,13 @@ export const retryable = (error: unknown) =>
 export function Failure({ error, onRetry, what }: { error: unknown; onRetry?: () => void; what?: 'course' | 'experiment' | 'task' }) {
   const { t } = useT('shell')
   if (error instanceof ApiError && (error.status === 400 || error.status === 404 || error.status === 403)) {
-    const kind = error.status === 403 ? 'forbidden' : 'missing'
+    const forbidden = error.status === 403
+    const title = forbidden ? t('failure.forbidden.thing') : t(`failure.missing.${what ?? 'thing'}`)
+    const detail = forbidden && what ? `${t(`failure.forbidden.${what}`)} ${t('failure.forbidden.detail')}` : t(`failure.${forbidden ? 'forbidden' : 'missing'}.detail`)
     return (
       <div className="notice notice-error" role="alert" data-testid="failure">
-        <p className="notice-title">{t(`failure.${kind}.${what ?? 'thing'}`)}</p>
-        <p className="notice-detail">{t(`failure.${kind}.detail`)}</p>
+        <p className="notice-title">{title}</p>
+        <p className="notice-detail">{detail}</p>
       </div>
     )
   }

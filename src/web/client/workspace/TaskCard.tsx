@@ -5,7 +5,7 @@ import { api, API_BASE } from '../api.ts'
 import { formatDateTime, formatRelative } from '../i18n/format.ts'
 import { translate, useT } from '../i18n/index.ts'
 import { keys, useResources, useTaskSubmissions } from '../queries.ts'
-import type { Answer, LearningSubmission, Question, Task } from '../types.ts'
+import type { Answer, HomeworkStatus, LearningSubmission, Question, Task } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
 import { Failure } from '../ui/Failure.tsx'
 import { FilePreview } from '../ui/FilePreview.tsx'
@@ -46,7 +46,8 @@ export function TaskCard({ task, courseId, isTeacher, extraSummary }: { task: Ta
   )
 }
 
-export function TaskBody({ task, courseId, isTeacher }: { task: Task; courseId: string; isTeacher: boolean }) {
+/** `status`: the server's homework status, when known (it wins over this device's clock for "opens in"). */
+export function TaskBody({ task, courseId, isTeacher, status }: { task: Task; courseId: string; isTeacher: boolean; status?: HomeworkStatus }) {
   const { t } = useT(WORKSPACE)
   return (
     <div className="task-body">
@@ -64,7 +65,7 @@ export function TaskBody({ task, courseId, isTeacher }: { task: Task; courseId: 
         </p>
       )}
       {task.taskType === 'MEDIA' && task.materialType === 'FILE' && task.resourceId && <TaskFile courseId={courseId} resourceId={task.resourceId} />}
-      {isTeacher ? <TeacherTaskView task={task} courseId={courseId} /> : <StudentTaskView task={task} courseId={courseId} />}
+      {isTeacher ? <TeacherTaskView task={task} courseId={courseId} /> : <StudentTaskView task={task} courseId={courseId} status={status} />}
     </div>
   )
 }
@@ -135,15 +136,15 @@ export function useOpensIn(startAt: string | null | undefined) {
   return translate(`${WORKSPACE}:task.opensIn`, { relative: formatRelative((start - now) / 1000), date: formatDateTime(startAt) })
 }
 
-function StudentTaskView({ task, courseId }: { task: Task; courseId: string }) {
+function StudentTaskView({ task, courseId, status }: { task: Task; courseId: string; status?: HomeworkStatus }) {
   if (!isSubmittable(task)) return null
-  return <StudentAnswer task={task} courseId={courseId} />
+  return <StudentAnswer task={task} courseId={courseId} status={status} />
 }
 
-function StudentAnswer({ task, courseId }: { task: Task; courseId: string }) {
+function StudentAnswer({ task, courseId, status }: { task: Task; courseId: string; status?: HomeworkStatus }) {
   const { t } = useT(WORKSPACE)
   const subs = useTaskSubmissions(courseId, task.id)
-  const opensIn = useOpensIn(task.taskKind === 'HOMEWORK' ? task.startAt : null)
+  const opensIn = useOpensIn(task.taskKind === 'HOMEWORK' && (status == null || status === 'NOT_STARTED') ? task.startAt : null)
   const [again, setAgain] = useState(false)
   const [sent, setSent] = useState<LearningSubmission | null>(null)
   const done = (s: LearningSubmission) => {

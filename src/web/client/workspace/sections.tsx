@@ -324,13 +324,13 @@ function HomeworkRow({ item, courseId, isTeacher, since }: { item: HomeworkItem;
           {!isTeacher && item.score != null && <Badge tone="ok">{t('score', { score: formatScore(item.score) })}</Badge>}
         </span>
       </summary>
-      {open && <HomeworkBody taskId={item.taskId} courseId={courseId} isTeacher={isTeacher} />}
+      {open && <HomeworkBody taskId={item.taskId} courseId={courseId} isTeacher={isTeacher} status={item.status} />}
     </details>
   )
 }
 
 /** The task behind a homework row comes from the learning tree; its failure is shown, with a retry. */
-function HomeworkBody({ taskId, courseId, isTeacher }: { taskId: string; courseId: string; isTeacher: boolean }) {
+function HomeworkBody({ taskId, courseId, isTeacher, status }: { taskId: string; courseId: string; isTeacher: boolean; status: HomeworkItem['status'] }) {
   const { t } = useT(WORKSPACE)
   const tree = useLearning(courseId)
   return (
@@ -338,7 +338,7 @@ function HomeworkBody({ taskId, courseId, isTeacher }: { taskId: string; courseI
       {(data) => {
         const task = allTasks(data).find((x) => x.id === taskId)
         return task ? (
-          <TaskBody task={task} courseId={courseId} isTeacher={isTeacher} />
+          <TaskBody task={task} courseId={courseId} isTeacher={isTeacher} status={status} />
         ) : (
           <div className="task-body">
             <Empty>{t('homework.gone')}</Empty>
