@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { deflateSync } from 'node:zlib'
 import type { Browser, Page } from 'playwright-core'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
@@ -12,8 +13,48 @@ import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaU
  */
 const PHONE = { width: 390, height: 844 }
 const LONG_TITLE = `Thermodynamics${'Entropy'.repeat(14)}`
-// A 1×1 PNG.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64')
+const PNG = diagramPng(360, 200)
+
+/** A small PNG drawn here (a heat engine's two reservoirs and the arrow between them), so no fixture file is needed. */
+function diagramPng(w: number, h: number): Buffer {
+  const raw = Buffer.alloc((w * 3 + 1) * h)
+  for (let y = 0; y < h; y++) {
+    raw[y * (w * 3 + 1)] = 0
+    for (let x = 0; x < w; x++) {
+      const hot = y < 60 && x > 40 && x < 320
+      const cold = y > 140 && x > 40 && x < 320
+      const arrow = x > 170 && x < 190 && y >= 60 && y <= 140
+      const [r, g, b] = hot ? [220, 38, 38] : cold ? [37, 99, 235] : arrow ? [55, 65, 81] : [248, 250, 252]
+      const o = y * (w * 3 + 1) + 1 + x * 3
+      raw[o] = r
+      raw[o + 1] = g
+      raw[o + 2] = b
+    }
+  }
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    return c >>> 0
+  })
+  const crc = (buf: Buffer) => {
+    let c = 0xffffffff
+    for (const byte of buf) c = crcTable[(c ^ byte) & 0xff]! ^ (c >>> 8)
+    return (c ^ 0xffffffff) >>> 0
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4)
+    len.writeUInt32BE(data.length)
+    const td = Buffer.concat([Buffer.from(type), data])
+    const c = Buffer.alloc(4)
+    c.writeUInt32BE(crc(td))
+    return Buffer.concat([len, td, c])
+  }
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(w, 0)
+  ihdr.writeUInt32BE(h, 4)
+  ihdr.set([8, 2, 0, 0, 0], 8)
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))])
+}
 
 describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
   let server: Server
@@ -79,9 +120,15 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     const form = new FormData()
     form.append('name', 'Diagram of a heat engine')
     form.append('type', 'FILE')
-    form.append('file', new File([PNG], 'engine.png', { type: 'image/png' }))
+    form.append('file', new File([new Uint8Array(PNG)], 'engine.png', { type: 'image/png' }))
     const res = await server.api.post(`/courses/${course.id}/resources`, { form, token: teacher.token })
     ids.png = res.data.id
+    const video = new FormData()
+    video.append('name', 'Lecture recording')
+    video.append('type', 'FILE')
+    video.append('file', new File([new Uint8Array(2048)], 'lecture.mp4', { type: 'video/mp4' }))
+    ids.video = (await server.api.post(`/courses/${course.id}/resources`, { form: video, token: teacher.token })).data.id
+    ids.videoTask = await task(pointId, { title: 'Watch: the Carnot cycle', taskKind: 'LEARNING', taskType: 'MEDIA', materialType: 'FILE', resourceId: ids.video })
   }, 90_000)
 
   afterAll(async () => {
@@ -265,7 +312,7 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     await preview.getByRole('button', { name: 'Preview' }).click()
     const img = preview.getByRole('img', { name: 'Diagram of a heat engine' })
     await img.waitFor()
-    await p.waitForFunction(() => (document.querySelector('.file-view-image') as HTMLImageElement | null)?.naturalWidth === 1)
+    await p.waitForFunction(() => (document.querySelector('.file-view-image') as HTMLImageElement | null)?.naturalWidth === 360)
     expect(await img.getAttribute('src')).toBe(`/core/api/v1/resources/${ids.png}/file?inline=1`)
     await check(p, 'resources preview')
 
@@ -277,8 +324,45 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     await latest.getByText('setup.png').waitFor()
     await p.getByTestId('submit-again').waitFor()
     await latest.getByRole('button', { name: 'Preview' }).click()
-    await p.waitForFunction(() => (document.querySelector('.file-view-image') as HTMLImageElement | null)?.naturalWidth === 1)
+    await p.waitForFunction(() => (document.querySelector('.file-view-image') as HTMLImageElement | null)?.naturalWidth === 360)
     await check(p, 'experiment submitted')
+
+    // A video task whose material is a file plays in a <video> element.
+    await p.goto(`/courses/${course.id}?module=learning`)
+    await p.locator('details.task', { hasText: 'Watch: the Carnot cycle' }).locator('summary').click()
+    const video = p.locator('details.task', { hasText: 'Watch: the Carnot cycle' }).locator('video')
+    await video.waitFor()
+    expect(await video.getAttribute('src')).toBe(`/core/api/v1/resources/${ids.video}/file?inline=1`)
+    expect(await video.getAttribute('controls')).not.toBeNull()
+    // The fake bytes cannot be decoded; that media error is expected, nothing else.
+    t.errors.splice(0, t.errors.length, ...t.errors.filter((e) => !/lecture|resources\/.*\/file/.test(e)))
+    await check(p, 'video task')
     expectNoErrors(t)
+  }, 120_000)
+
+  /** `SCREENSHOTS=1 bun test test/e2e/student.test.ts` refreshes the README's student screenshots. */
+  test.skipIf(!process.env.SCREENSHOTS)('screenshots for the README', async () => {
+    const subs = await server.api.get(`/experiments/${ids.experiment}/submissions`, { token: teacher.token })
+    const sub = (subs.data.items ?? subs.data)[0]
+    await server.api.patch(`/submissions/${sub.id}/grade`, { json: { score: 92, feedback: '<p>Careful measurements.</p>' }, token: teacher.token })
+    const t = await studentTab()
+    const p = t.page
+    const shoot = async (path: string, file: string, prepare?: () => Promise<void>) => {
+      await p.setViewportSize({ width: 1280, height: 860 })
+      await p.goto(path)
+      await p.waitForLoadState('networkidle')
+      await prepare?.()
+      await p.waitForLoadState('networkidle')
+      await p.screenshot({ path: `docs/screenshots/${file}.png`, fullPage: true })
+    }
+    await shoot(`/courses/${course.id}`, 'workspace-student')
+    await shoot('/homeworks?view=month', 'homework-calendar')
+    await shoot(`/courses/${course.id}?module=resources`, 'file-preview', async () => {
+      await p.getByTestId('file-preview').filter({ hasText: 'Diagram of a heat engine' }).getByRole('button', { name: 'Preview' }).click()
+    })
+    await p.setViewportSize(PHONE)
+    await p.goto(`/courses/${course.id}?module=homework`)
+    await p.waitForLoadState('networkidle')
+    await p.screenshot({ path: 'docs/screenshots/phone-workspace.png' })
   }, 120_000)
 })
