@@ -363,6 +363,6 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     await p.setViewportSize(PHONE)
     await p.goto(`/courses/${course.id}?module=homework`)
     await p.waitForLoadState('networkidle')
-    await p.screenshot({ path: 'docs/screenshots/phone-workspace.png' })
+    await p.screenshot({ path: 'docs/screenshots/phone-workspace-homework.png' })
   }, 120_000)
 })
