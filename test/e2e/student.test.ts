@@ -340,6 +340,20 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     expectNoErrors(t)
   }, 120_000)
 
+  test('a message preview keeps its paragraph breaks', async () => {
+    const res = await api('post', `/courses/${course.id}/announcements`, { title: 'Lab moved', content: '<p>Room B12 on Friday.</p><p>Bring a laptop.</p>' })
+    expect(res.status).toBe(201)
+    const t = await studentTab()
+    const p = t.page
+    await p.goto('/messages')
+    const msg = p.getByTestId('message').filter({ hasText: 'Lab moved' })
+    await msg.waitFor()
+    const text = await msg.locator('p', { hasText: 'Room B12' }).evaluate((el) => (el as HTMLElement).innerText)
+    expect(text).toBe('Room B12 on Friday.\nBring a laptop.')
+    await check(p, 'messages')
+    expectNoErrors(t)
+  }, 60_000)
+
   /** `SCREENSHOTS=1 bun test test/e2e/student.test.ts` refreshes the README's student screenshots. */
   test.skipIf(!process.env.SCREENSHOTS)('screenshots for the README', async () => {
     const subs = await server.api.get(`/experiments/${ids.experiment}/submissions`, { token: teacher.token })
