@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import { AppError, notFound } from '../http/errors.ts'
 import type { Logger } from '../lib/log.ts'
 import type { ByteRange, FileStorage } from './storage.ts'
@@ -26,6 +27,61 @@ export function contentDisposition(fileName: string): string {
 }
 
 /**
+ * Types a browser may show inline (`?inline=1`): pictures, PDFs, audio and video. Never HTML,
+ * SVG, XML or anything else that can carry script; those (and every other type) stay downloads.
+ */
+const INLINE_TYPES = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+  'application/pdf',
+  'audio/mpeg',
+  'audio/ogg',
+  'audio/wav',
+  'audio/webm',
+  'audio/mp4',
+  'audio/aac',
+  'audio/flac',
+  'video/mp4',
+  'video/webm',
+  'video/ogg',
+])
+
+/** Whether a stored content type may be shown inline (parameters such as `; charset` ignored). */
+export const inlineAllowed = (contentType: string | null | undefined) => INLINE_TYPES.has((contentType ?? '').split(';')[0]!.trim().toLowerCase())
+
+/**
+ * Disposition and safety headers for a stored file. `inline` asks for in-browser display; it is
+ * granted only for the allow-list above. Always nosniff, so the browser keeps the stored type.
+ * Every response is sandboxed with no sources, except an inline PDF: Chromium refuses to start
+ * its PDF viewer in a sandboxed document, and a PDF served as application/pdf with nosniff
+ * runs no page script anyway (it still may not be framed by other sites).
+ */
+export function dispositionHeaders(file: { fileName: string; contentType: string | null }, inline: boolean): Record<string, string> {
+  const type = (file.contentType ?? '').split(';')[0]!.trim().toLowerCase()
+  const asInline = inline && inlineAllowed(type)
+  const disposition = contentDisposition(file.fileName)
+  return {
+    'content-disposition': asInline ? disposition.replace(/^attachment/, 'inline') : disposition,
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': asInline && type === 'application/pdf' ? "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'" : "sandbox; default-src 'none'",
+  }
+}
+
+/** The query of a download route: `inline=1` shows an allow-listed type in the browser. */
+export const DownloadQuery = z.object({
+  inline: z
+    .enum(['0', '1', 'true', 'false'])
+    .optional()
+    .describe('1: `Content-Disposition: inline` for images (PNG, JPEG, GIF, WebP, AVIF), PDF, audio and video; every other type is still an attachment.'),
+})
+
+/** `?inline=1` (or `true`) on a download URL. */
+const wantsInline = (request: Request) => /^(1|true)$/i.test(new URL(request.url).searchParams.get('inline') ?? '')
+
+/**
  * One `bytes=` range against a file of `size` bytes. Returns null when the header is absent,
  * malformed or asks for several ranges (the whole file is then sent, as RFC 9110 allows),
  * and 'unsatisfiable' when the range lies outside the file.
@@ -48,8 +104,8 @@ export function parseRange(header: string | null, size: number): ByteRange | 'un
 }
 
 /**
- * Streams a stored file as a download: attachment disposition, the stored content type,
- * nosniff, a sandboxing CSP in case it is opened inline anyway, and single byte ranges (206)
+ * Streams a stored file: attachment disposition (inline on `?inline=1` for the allow-list), the
+ * stored content type, nosniff, a sandboxing CSP, and single byte ranges (206)
  * so media players can seek.
  */
 export async function fileResponse(storage: FileStorage, request: Request, file: StoredFileMeta, log: Logger): Promise<Response> {
@@ -69,9 +125,7 @@ export async function fileResponse(storage: FileStorage, request: Request, file:
   }
   const headers: Record<string, string> = {
     'content-type': file.contentType || 'application/octet-stream',
-    'content-disposition': contentDisposition(file.fileName),
-    'x-content-type-options': 'nosniff',
-    'content-security-policy': "default-src 'none'; sandbox",
+    ...dispositionHeaders(file, wantsInline(request)),
     'cache-control': 'private, no-store',
     'accept-ranges': 'bytes',
     'content-length': String(range ? range.end - range.start + 1 : file.size),

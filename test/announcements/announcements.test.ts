@@ -70,7 +70,7 @@ describe('POST /courses/{courseId}/announcements', () => {
       expect(r).toMatchObject({
         notification_type: 'ANNOUNCEMENT',
         title: 'Lab moved',
-        content: 'Room B&12 bring a laptop',
+        content: 'Room B&12\nbring a laptop',
         action_path: `/courses/${c.id}`,
         read_at: null,
       })
@@ -224,10 +224,12 @@ describe('PATCH and DELETE /courses/{courseId}/announcements/{announcementId}', 
 })
 
 describe('excerpt (notification text)', () => {
-  test('tags become word breaks, entities are decoded, whitespace collapses', () => {
-    expect(excerpt('<h2>Title</h2><p>a &amp; b &lt;c&gt; &quot;d&quot;</p><ul><li>one</li><li>two</li></ul>')).toBe('Title a & b <c> "d" one two')
-    expect(excerpt('<p>line<br />break</p>')).toBe('line break')
+  test('blocks and line breaks become line breaks (the preview keeps paragraphs), entities are decoded, other whitespace collapses', () => {
+    expect(excerpt('<h2>Title</h2><p>a &amp; b &lt;c&gt; &quot;d&quot;</p><ul><li>one</li><li>two</li></ul>')).toBe('Title\na & b <c> "d"\none\ntwo')
+    expect(excerpt('<p>line<br />break</p>')).toBe('line\nbreak')
+    expect(excerpt('<p>First  paragraph\n wrapped.</p>\n\n<p>  Second.</p>')).toBe('First paragraph wrapped.\nSecond.')
     expect(excerpt('<p>  </p>')).toBe('')
+    expect(excerpt('<p>a</p><p></p><p>b</p>')).toBe('a\nb')
   })
 
   test('long text is cut at a word boundary with an ellipsis', () => {

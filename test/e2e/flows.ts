@@ -278,7 +278,7 @@ export async function teacherToolsFlow(env: FlowEnv, r: FlowResult) {
   await expLink.waitFor()
   await visit(env, tp, 'manage-experiments')
 
-  await sp.goto(`/courses/${r.courseId}`)
+  await sp.goto(`/courses/${r.courseId}?module=experiments`)
   await sp.locator('#section-experiments').getByRole('link', { name: 'Lab 1: indexes' }).click()
   await sp.waitForURL(/\/experiments\/[^/]+\?courseId=/)
   await sp.getByRole('heading', { name: 'Lab 1: indexes', level: 1 }).waitFor()
@@ -305,7 +305,7 @@ export async function teacherToolsFlow(env: FlowEnv, r: FlowResult) {
   await tp.goto(`/courses/${r.courseId}`)
   await tp.locator('section.section').first().waitFor()
   await visit(env, tp, 'workspace-teacher')
-  await sp.goto(`/courses/${r.courseId}#section-grades`)
+  await sp.goto(`/courses/${r.courseId}?module=grades`)
   await sp.locator('#section-grades').getByRole('heading', { name: 'Grades and feedback' }).waitFor()
   await visit(env, sp, 'workspace-student-grades')
 

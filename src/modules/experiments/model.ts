@@ -73,3 +73,26 @@ export const SubmissionForm = z.object({
   note: z.string().max(2000, 'must be at most 2,000 characters').optional().meta({ description: 'Plain text.' }),
 })
 
+
+export const MyExperimentsQuery = z.object({ courseId: Uuid.optional() })
+
+export const MyExperiment = z
+  .object({
+    experimentId: Uuid,
+    courseId: Uuid,
+    courseTitle: z.string(),
+    title: z.string(),
+    dueAt: IsoDateTime,
+    status: z.enum(['OPEN', 'SUBMITTED', 'OVERDUE']).meta({
+      description: 'Student view: SUBMITTED once a file is in, else OPEN before dueAt and OVERDUE after. Teacher view: OPEN or OVERDUE by dueAt.',
+    }),
+    submittedAt: IsoDateTime.nullable().meta({ description: "The caller's newest submission (students; null for teachers)." }),
+    late: z.boolean().nullable(),
+    score: z.number().nullable(),
+    remainingSeconds: z.number().int().meta({ description: 'Seconds until dueAt (0 once past).' }),
+    submittedCount: z.number().int().optional().meta({ description: 'Teacher view: students of the course who submitted.' }),
+    studentCount: z.number().int().optional().meta({ description: 'Teacher view: students of the course.' }),
+  })
+  .meta({ id: 'MyExperiment' })
+
+export const MyExperimentList = z.object({ items: z.array(MyExperiment) })

@@ -186,3 +186,58 @@ export async function gradeSubmission(
     select ${submissionColumns(tx)} from s join users u on u.id = s.student_id`
   return row ?? null
 }
+
+export interface MyExperimentRow {
+  id: string
+  course_id: string
+  course_title: string
+  title: string
+  due_at: Date
+  is_teacher: boolean
+  submitted_at: Date | null
+  late: boolean | null
+  score: string | null
+  submitted_count: number | null
+  student_count: number | null
+}
+
+/**
+ * The experiments of every course the user teaches or has joined (or of one of them), in one
+ * query: a student's newest submission and a teacher's counts come from lateral subqueries
+ * gated on the caller's role in each course (as in the homework centre).
+ */
+export async function listMyExperiments(sql: Sql, userId: string, courseId: string | null) {
+  return sql<MyExperimentRow[]>`
+    with my_courses as (
+      select c.id, c.title, true as is_teacher
+        from courses c
+       where c.teacher_id = ${userId}
+      union all
+      select c.id, c.title, false
+        from course_members m
+        join courses c on c.id = m.course_id
+       where m.user_id = ${userId} and c.teacher_id <> ${userId}
+    )
+    select e.id, e.course_id, mc.title as course_title, e.title, e.due_at, mc.is_teacher,
+           mine.submitted_at, mine.late, mine.score::text as score,
+           counts.submitted_count, counts.student_count
+      from my_courses mc
+      join experiments e on e.course_id = mc.id
+      left join lateral (
+        select s.submitted_at, s.late, s.score
+          from experiment_submissions s
+         where not mc.is_teacher and s.experiment_id = e.id and s.student_id = ${userId}
+         order by s.submitted_at desc, s.id desc
+         limit 1
+      ) mine on true
+      left join lateral (
+        select (select count(distinct s.student_id)::int
+                  from experiment_submissions s
+                  join course_members m on m.course_id = e.course_id and m.user_id = s.student_id
+                 where mc.is_teacher and s.experiment_id = e.id) as submitted_count,
+               (select count(*)::int from course_members m where mc.is_teacher and m.course_id = e.course_id) as student_count
+         where mc.is_teacher
+      ) counts on true
+     where ${courseId}::uuid is null or mc.id = ${courseId}::uuid
+     order by e.due_at, e.id`
+}

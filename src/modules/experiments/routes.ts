@@ -2,11 +2,12 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
+import { courseAccess } from '../../http/guards.ts'
 import { GradeBody } from '../../lib/grading.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { offsetOf, page, pageOf, PageQuery } from '../../http/pagination.ts'
 import { CourseParams } from '../../http/params.ts'
-import { fileResponse } from '../../storage/download.ts'
+import { DownloadQuery, fileResponse } from '../../storage/download.ts'
 import { downloadResponses, multipartRequestBody } from '../../storage/openapi.ts'
 import { parseForm, readMultipart } from '../../storage/upload.ts'
 import {
@@ -16,6 +17,8 @@ import {
   ExperimentDetail,
   ExperimentParams,
   ExperimentPatch,
+  MyExperimentList,
+  MyExperimentsQuery,
   Submission,
   SubmissionForm,
   SubmissionParams,
@@ -38,6 +41,24 @@ export function experimentRoutes(deps: Deps) {
         body: ExperimentCreate,
         response: { 201: envelope(Experiment) },
         detail: { summary: 'Create an experiment (course teacher)', description: '`description` is rich text, sanitised on write.' },
+      },
+    )
+    .get(
+      '/experiments/mine',
+      async ({ user, query }) => {
+        if (query.courseId) await courseAccess(sql, query.courseId, user, 'member')
+        return ok(await service.myExperiments(sql, user.id, query.courseId ?? null, clock.now()))
+      },
+      {
+        auth: true,
+        query: MyExperimentsQuery,
+        response: { 200: envelope(MyExperimentList) },
+        detail: {
+          summary: 'My experiments across courses',
+          description:
+            "Every experiment of the courses the caller has joined (with the caller's newest submission) or teaches (with submission counts), ordered by dueAt; one query. `courseId` narrows to one course (403 if the caller is not in it, 404 if it does not exist).",
+          responses: { 403: { description: 'courseId names a course the caller is not in.' } },
+        },
       },
     )
     .get('/courses/:courseId/experiments', async ({ course }) => ok(await service.listExperiments(sql, course.id)), {
@@ -147,6 +168,7 @@ export function experimentRoutes(deps: Deps) {
       {
         auth: true,
         params: SubmissionParams,
+        query: DownloadQuery,
         detail: {
           summary: 'Download a submitted file',
           description: "The submitting student and the course's teacher only. Supports single byte ranges.",

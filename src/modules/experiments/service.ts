@@ -195,3 +195,27 @@ export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser
   })
   return toSubmission(row)
 }
+
+/** The experiment deadlines of the caller's courses (homework centre), with their own state. */
+export async function myExperiments(sql: Sql, userId: string, courseId: string | null, now: Date) {
+  const rows = await q.listMyExperiments(sql, userId, courseId)
+  return {
+    items: rows.map((r) => {
+      const remaining = Math.max(0, Math.floor((r.due_at.getTime() - now.getTime()) / 1000))
+      const status = r.submitted_at ? 'SUBMITTED' : r.due_at.getTime() > now.getTime() ? 'OPEN' : 'OVERDUE'
+      return {
+        experimentId: r.id,
+        courseId: r.course_id,
+        courseTitle: r.course_title,
+        title: r.title,
+        dueAt: iso(r.due_at)!,
+        status: status as 'OPEN' | 'SUBMITTED' | 'OVERDUE',
+        submittedAt: iso(r.submitted_at),
+        late: r.late,
+        score: num(r.score),
+        remainingSeconds: remaining,
+        ...(r.is_teacher ? { submittedCount: r.submitted_count ?? 0, studentCount: r.student_count ?? 0 } : {}),
+      }
+    }),
+  }
+}

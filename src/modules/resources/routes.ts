@@ -5,7 +5,7 @@ import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok, Uuid } from '../../http/envelope.ts'
 import { page, pageOf } from '../../http/pagination.ts'
 import { CourseParams } from '../../http/params.ts'
-import { fileResponse } from '../../storage/download.ts'
+import { DownloadQuery, fileResponse } from '../../storage/download.ts'
 import { downloadResponses, multipartRequestBody } from '../../storage/openapi.ts'
 import { parseForm, readMultipart } from '../../storage/upload.ts'
 import { CourseResourceParams, Resource, ResourceForm, ResourceParams, ResourceQuery } from './model.ts'
@@ -69,6 +69,7 @@ export function resourceRoutes(deps: Deps) {
       {
         auth: true,
         params: ResourceParams,
+        query: DownloadQuery,
         detail: {
           summary: 'Download a FILE resource (members of its course)',
           description: 'Supports single byte ranges so videos can seek. VIDEO and LINK resources have no file (404).',

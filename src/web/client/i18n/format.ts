@@ -40,3 +40,22 @@ export function formatRelative(seconds: number) {
   if (abs < 86400) return rtf.format(Math.round(seconds / 3600), 'hour')
   return rtf.format(Math.round(seconds / 86400), 'day')
 }
+
+/** Calendar labels (homework centre): "November 2026", "Mon", "23 Nov". */
+export function formatMonthYear(d: Date) {
+  return cached('my', (l) => new Intl.DateTimeFormat(l, { year: 'numeric', month: 'long' })).format(d)
+}
+export function formatWeekday(d: Date, width: 'short' | 'long' = 'short') {
+  return cached(`wd${width}`, (l) => new Intl.DateTimeFormat(l, { weekday: width })).format(d)
+}
+export function formatDayMonth(d: Date) {
+  return cached('dm', (l) => new Intl.DateTimeFormat(l, { day: 'numeric', month: 'short' })).format(d)
+}
+export function formatTime(iso: string) {
+  const d = valid(iso)
+  return d ? cached('t', (l) => new Intl.DateTimeFormat(l, { timeStyle: 'short' })).format(d) : '—'
+}
+/** "23 – 29 Nov 2026": a date range in the reader's locale. */
+export function formatDateRange(a: Date, b: Date) {
+  return cached('dr', (l) => new Intl.DateTimeFormat(l, { day: 'numeric', month: 'short', year: 'numeric' })).formatRange(a, b)
+}

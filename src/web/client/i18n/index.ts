@@ -45,13 +45,14 @@ void i18next.use(initReactI18next).init({
   react: { useSuspense: false },
 } as Parameters<typeof i18next.init>[0])
 
-syncDocument()
-
 function syncDocument() {
   if (typeof document !== 'undefined') document.documentElement.lang = currentLocale()
 }
 
 export const currentLocale = (): Locale => (isLocale(i18next.language) ? i18next.language : 'en')
+
+// After currentLocale exists (a const: calling it earlier fails in the bundle).
+syncDocument()
 
 /**
  * Switches the language now and remembers it on this device. The signed-in user's own

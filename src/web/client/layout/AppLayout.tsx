@@ -1,19 +1,30 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { NavLink, Outlet, useNavigate } from 'react-router'
+import { useEffect, useRef } from 'react'
+import { NavLink, Outlet, useLocation, useNavigate } from 'react-router'
 import { api, isStatus } from '../api.ts'
+import { useT } from '../i18n/index.ts'
 import { useMe, useMyHomeworks, useUnreadCount } from '../queries.ts'
-import { ErrorNotice, Loading } from '../ui/Notice.tsx'
+import { ErrorNotice } from '../ui/Notice.tsx'
+import { PageSkeleton } from '../ui/Skeleton.tsx'
+import './shell.ts'
 
 /** The frame of every logged-in page: navigation with the reminder dot and the inbox count. */
 export function AppLayout() {
+  const { t } = useT('shell')
+  const common = useT()
   const me = useMe()
-  if (me.isPending) return <Loading label="Checking your login…" />
+  if (me.isPending) return <PageSkeleton />
   if (me.error) {
     // A 401 is already on its way to /login (see main.tsx).
-    if (isStatus(me.error, 401)) return <Loading label="Redirecting to the login page…" />
+    if (isStatus(me.error, 401))
+      return (
+        <p className="loading" role="status">
+          {t('redirecting')}
+        </p>
+      )
     return (
       <main id="main" className="container narrow">
-        <h1>Course Learning</h1>
+        <h1>{common.t('brand')}</h1>
         <ErrorNotice error={me.error} onRetry={() => void me.refetch()} />
       </main>
     )
@@ -21,12 +32,12 @@ export function AppLayout() {
   return (
     <>
       <a className="skip-link" href="#main">
-        Skip to content
+        {t('skipToContent')}
       </a>
       <header className="topbar">
         <div className="container topbar-inner">
           <NavLink to="/courses" className="brand">
-            Course Learning
+            {common.t('brand')}
           </NavLink>
           <MainNav />
           <UserMenu name={me.data.displayName || me.data.username} role={me.data.role} />
@@ -40,29 +51,35 @@ export function AppLayout() {
 }
 
 function MainNav() {
+  const { t } = useT('shell')
   const homeworks = useMyHomeworks({}, { refetchInterval: 60_000 })
   const unread = useUnreadCount()
   const reminders = homeworks.data?.unreadReminderCount ?? 0
   const messages = unread.data ?? 0
+  const ref = useRef<HTMLElement>(null)
+  const { pathname } = useLocation()
+  // At phone width the navigation scrolls sideways: keep the active tab in view.
+  useEffect(() => {
+    const active = ref.current?.querySelector<HTMLElement>('a.active')
+    if (active && ref.current && ref.current.scrollWidth > ref.current.clientWidth) active.scrollIntoView({ block: 'nearest', inline: 'nearest' })
+  }, [pathname])
   return (
-    <nav aria-label="Main" className="mainnav">
-      <NavLink to="/courses">Courses</NavLink>
+    <nav aria-label={t('nav.label')} className="mainnav" ref={ref}>
+      <NavLink to="/courses">{t('nav.courses')}</NavLink>
       <NavLink to="/homeworks" data-testid="nav-homeworks">
-        Homework
+        {t('nav.homework')}
         {reminders > 0 && (
           <span className="dot" data-testid="reminder-dot">
-            <span className="sr-only">
-              ({reminders} unread {reminders === 1 ? 'reminder' : 'reminders'})
-            </span>
+            <span className="sr-only">{t('nav.unreadReminders', { count: reminders })}</span>
           </span>
         )}
       </NavLink>
       <NavLink to="/messages" data-testid="nav-messages">
-        Messages
+        {t('nav.messages')}
         {messages > 0 && (
           <span className="count" data-testid="unread-count">
             {messages}
-            <span className="sr-only"> unread</span>
+            <span className="sr-only"> {t('nav.unread')}</span>
           </span>
         )}
       </NavLink>
@@ -71,6 +88,7 @@ function MainNav() {
 }
 
 function UserMenu({ name, role }: { name: string; role: string }) {
+  const { t } = useT('shell')
   const queryClient = useQueryClient()
   const navigate = useNavigate()
   const logout = useMutation({
@@ -86,10 +104,10 @@ function UserMenu({ name, role }: { name: string; role: string }) {
   return (
     <div className="usermenu">
       <span className="who">
-        {name} <span className="role">{role === 'TEACHER' ? 'Teacher' : 'Student'}</span>
+        <span className="who-name">{name}</span> <span className="role">{role === 'TEACHER' ? t('user.teacher') : t('user.student')}</span>
       </span>
       <button type="button" className="btn btn-small btn-ghost" onClick={() => logout.mutate()} disabled={logout.isPending}>
-        Log out
+        {t('user.logOut')}
       </button>
     </div>
   )

@@ -1,11 +1,17 @@
-import type { ComponentType } from 'react'
+import { useEffect, useRef, type ComponentType } from 'react'
 import { Link, useParams, useSearchParams } from 'react-router'
+import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
-import { MODULE_LABELS, sectionId } from '../modules.ts'
-import { useCourse, useMe, useModules } from '../queries.ts'
+import { moduleFromSlug, moduleLabel, moduleSlug, sectionId } from '../modules.ts'
+import { useCourse, useLearning, useMe, useModules } from '../queries.ts'
 import type { ModuleKey } from '../types.ts'
-import { ErrorNotice, Loading } from '../ui/Notice.tsx'
+import { CourseBadge } from '../ui/CourseBadge.tsx'
+import { Failure, Loaded } from '../ui/Failure.tsx'
+import { Empty } from '../ui/Notice.tsx'
+import { PageSkeleton, Skeleton } from '../ui/Skeleton.tsx'
+import { allTasks } from '../workspace/data.ts'
 import { FocusTaskProvider } from '../workspace/focus.tsx'
+import { WORKSPACE } from '../workspace/messages.ts'
 import {
   AnnouncementsSection,
   ExperimentsSection,
@@ -15,6 +21,7 @@ import {
   OverviewSection,
   QuizSection,
   ResourcesSection,
+  taskHref,
   type SectionProps,
 } from '../workspace/sections.tsx'
 
@@ -29,67 +36,108 @@ const SECTIONS: Record<ModuleKey, ComponentType<SectionProps>> = {
   ANNOUNCEMENTS: AnnouncementsSection,
 }
 
-/** The course workspace: the enabled modules as sections, in the teacher's order. */
+/**
+ * The course workspace: one view per enabled module, in the teacher's order, chosen by tabs
+ * with the module in the URL (/courses/:courseId?module=homework); without one, the first
+ * module (the overview). `?taskId=` alone (a reminder's link) opens the view holding the task.
+ */
 export default function CourseWorkspacePage() {
+  const { t } = useT(WORKSPACE)
   const { courseId = '' } = useParams()
-  const [params] = useSearchParams()
   const me = useMe().data!
   const course = useCourse(courseId)
   const modules = useModules(courseId)
-  usePageTitle(course.data?.title ?? 'Course')
+  usePageTitle(course.data?.title ?? t('course'))
 
-  if (course.isPending) return <Loading label="Loading the course…" />
+  if (course.isPending) return <PageSkeleton />
   if (course.error)
     return (
       <>
-        <h1>Course</h1>
-        <ErrorNotice error={course.error} onRetry={() => void course.refetch()} />
+        <h1>{t('course')}</h1>
+        <Failure error={course.error} onRetry={() => void course.refetch()} what="course" />
         <p>
-          <Link to="/courses">Back to my courses</Link>
+          <Link to="/courses">{t('backToCourses')}</Link>
         </p>
       </>
     )
   const c = course.data
   const isTeacher = c.teacher?.id === me.id
-  const enabled = (modules.data ?? []).filter((m) => m.enabled && SECTIONS[m.moduleKey])
 
   return (
     <>
       <div className="page-head">
-        <div>
-          <p className="crumbs">
-            <Link to="/courses">My courses</Link>
-          </p>
-          <h1>{c.title}</h1>
+        <div className="course-head">
+          <CourseBadge id={c.id} title={c.title} size="lg" />
+          <div>
+            <p className="crumbs">
+              <Link to="/courses">{t('myCourses')}</Link>
+            </p>
+            <h1>{c.title}</h1>
+          </div>
         </div>
         {isTeacher && (
           <Link to={`/courses/${c.id}/manage`} className="btn">
-            Manage course
+            {t('manageCourse')}
           </Link>
         )}
       </div>
-      {modules.isPending && <Loading label="Loading the workspace…" />}
-      {modules.error && <ErrorNotice error={modules.error} onRetry={() => void modules.refetch()} />}
+      <Loaded query={modules} skeleton={<Skeleton variant="cards" lines={3} />}>
+        {(list) => {
+          const enabled = list.filter((m) => m.enabled && SECTIONS[m.moduleKey]).map((m) => m.moduleKey)
+          if (enabled.length === 0) return <Empty>{t('noModules')}</Empty>
+          return <ModuleViews courseId={c.id} enabled={enabled} render={(key) => {
+            const Section = SECTIONS[key]
+            return <Section course={c} isTeacher={isTeacher} enabled={enabled} />
+          }} />
+        }}
+      </Loaded>
+    </>
+  )
+}
+
+function ModuleViews({ courseId, enabled, render }: { courseId: string; enabled: ModuleKey[]; render: (key: ModuleKey) => React.ReactNode }) {
+  const { t } = useT(WORKSPACE)
+  const [params, setParams] = useSearchParams()
+  const taskId = params.get('taskId')
+  const asked = moduleFromSlug(params.get('module'))
+  const tree = useLearning(courseId)
+  const tabs = useRef<HTMLElement>(null)
+
+  // A task link without a module (reminders, older links): go to the view that holds the task.
+  const needsLookup = Boolean(taskId && !asked)
+  useEffect(() => {
+    if (!needsLookup || !tree.data) return
+    const task = allTasks(tree.data).find((x) => x.id === taskId)
+    const next = new URLSearchParams(task ? taskHref(task, enabled).slice(1) : `module=${moduleSlug(enabled[0]!)}`)
+    setParams(next, { replace: true })
+  }, [needsLookup, tree.data, taskId, enabled, setParams])
+
+  const current: ModuleKey = asked && enabled.includes(asked) ? asked : enabled[0]!
+  useEffect(() => {
+    tabs.current?.querySelector<HTMLElement>('[aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' })
+  }, [current])
+
+  if (needsLookup) {
+    if (tree.error) return <Failure error={tree.error} onRetry={() => void tree.refetch()} />
+    return <Skeleton lines={4} />
+  }
+  return (
+    <>
       {enabled.length > 1 && (
-        <nav className="section-nav" aria-label="Sections of this course">
-          {enabled.map((m) => (
-            <a key={m.moduleKey} href={`#${sectionId(m.moduleKey)}`}>
-              {MODULE_LABELS[m.moduleKey]}
-            </a>
+        <nav className="module-tabs" aria-label={t('sectionsNav')} ref={tabs}>
+          {enabled.map((key) => (
+            <Link key={key} to={`?module=${moduleSlug(key)}`} aria-current={key === current ? 'page' : undefined} data-module={moduleSlug(key)}>
+              {moduleLabel(key)}
+            </Link>
           ))}
         </nav>
       )}
-      {modules.data && enabled.length === 0 && <p className="empty">The teacher has not enabled any sections for this course yet.</p>}
-      <FocusTaskProvider taskId={params.get('taskId')}>
-        {enabled.map((m) => {
-          const Section = SECTIONS[m.moduleKey]
-          return (
-            <section key={m.moduleKey} id={sectionId(m.moduleKey)} className="panel section" aria-labelledby={`${sectionId(m.moduleKey)}-title`}>
-              <h2 id={`${sectionId(m.moduleKey)}-title`}>{MODULE_LABELS[m.moduleKey]}</h2>
-              <Section course={c} isTeacher={isTeacher} />
-            </section>
-          )
-        })}
+      {asked && !enabled.includes(asked) && <p className="notice notice-info">{t('moduleOff')}</p>}
+      <FocusTaskProvider taskId={taskId}>
+        <section key={current} id={sectionId(current)} className="panel section" aria-labelledby={`${sectionId(current)}-title`}>
+          <h2 id={`${sectionId(current)}-title`}>{moduleLabel(current)}</h2>
+          {render(current)}
+        </section>
       </FocusTaskProvider>
     </>
   )

@@ -3,28 +3,39 @@ import { useRef, useState, type FormEvent } from 'react'
 import { Link, useParams, useSearchParams } from 'react-router'
 import { upload } from '../api.ts'
 import { ExperimentGrading, submissionFileUrl } from '../grading/ExperimentGrading.tsx'
+import { formatRelative } from '../i18n/format.ts'
+import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys, useCourse, useExperiment, useExperimentLatest, useMe } from '../queries.ts'
 import type { ExperimentSubmission } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
-import { Empty, ErrorNotice, Loading, QueryView } from '../ui/Notice.tsx'
-import { RichText } from '../ui/RichText.tsx'
+import { CourseBadge } from '../ui/CourseBadge.tsx'
+import { Failure, Loaded } from '../ui/Failure.tsx'
+import { FileInput } from '../ui/FileInput.tsx'
+import { FilePreview } from '../ui/FilePreview.tsx'
 import { TextArea } from '../ui/form.tsx'
-import { formatBytes, formatDuration, formatScore, Time } from '../ui/time.tsx'
+import { Empty, ErrorNotice } from '../ui/Notice.tsx'
+import { RichText } from '../ui/RichText.tsx'
+import { PageSkeleton, Skeleton } from '../ui/Skeleton.tsx'
+import { formatBytes, formatScore, Time } from '../ui/time.tsx'
+import { useDraft } from '../ui/useDraft.ts'
+import { myExperimentsKey, useNow } from '../workspace/data.ts'
+import { WORKSPACE } from '../workspace/messages.ts'
 
 export default function ExperimentPage() {
+  const { t } = useT(WORKSPACE)
   const { experimentId = '' } = useParams()
   const [params] = useSearchParams()
   const courseId = params.get('courseId') ?? ''
   if (!courseId)
     return (
       <>
-        <h1>Experiment</h1>
+        <h1>{t('experiment.title')}</h1>
         <p className="notice notice-error" role="alert">
-          This link is missing its course. Open the experiment from its course page.
+          {t('experiment.missingCourse')}
         </p>
         <p>
-          <Link to="/courses">Go to my courses</Link>
+          <Link to="/courses">{t('backToCourses')}</Link>
         </p>
       </>
     )
@@ -32,119 +43,154 @@ export default function ExperimentPage() {
 }
 
 function ExperimentView({ courseId, experimentId }: { courseId: string; experimentId: string }) {
+  const { t } = useT(WORKSPACE)
   const me = useMe().data!
   const course = useCourse(courseId)
   const experiment = useExperiment(courseId, experimentId)
-  usePageTitle(experiment.data?.title ?? 'Experiment')
-  if (experiment.isPending || course.isPending) return <Loading label="Loading the experiment…" />
+  const now = useNow()
+  usePageTitle(experiment.data?.title ?? t('experiment.title'))
+  if (experiment.isPending || course.isPending) return <PageSkeleton />
   if (experiment.isError || course.isError)
     return (
       <>
-        <h1>Experiment</h1>
-        <ErrorNotice error={experiment.error ?? course.error} onRetry={() => void (experiment.error ? experiment.refetch() : course.refetch())} />
+        <h1>{t('experiment.title')}</h1>
+        <Failure
+          error={course.error ?? experiment.error}
+          what={course.error ? 'course' : 'experiment'}
+          onRetry={() => void (experiment.error ? experiment.refetch() : course.refetch())}
+        />
         <p>
-          <Link to="/courses">Go to my courses</Link>
+          <Link to="/courses">{t('backToCourses')}</Link>
         </p>
       </>
     )
   const e = experiment.data
   const isTeacher = course.data.teacher?.id === me.id
-  const remaining = (new Date(e.dueAt).getTime() - Date.now()) / 1000
+  const remaining = (new Date(e.dueAt).getTime() - now) / 1000
   return (
     <>
       <div className="page-head">
-        <div>
-          <p className="crumbs">
-            <Link to="/courses">My courses</Link> › <Link to={`/courses/${courseId}`}>{course.data?.title ?? 'Course'}</Link>
-          </p>
-          <h1>{e.title}</h1>
-          <p className="meta">
-            Due <Time iso={e.dueAt} /> · {remaining > 0 ? formatDuration(remaining) : 'past due'}
-          </p>
+        <div className="course-head">
+          <CourseBadge id={course.data.id} title={course.data.title} size="lg" />
+          <div>
+            <p className="crumbs">
+              <Link to="/courses">{t('myCourses')}</Link> › <Link to={`/courses/${courseId}?module=experiments`}>{course.data.title}</Link>
+            </p>
+            <h1>{e.title}</h1>
+            <p className="meta">
+              {t('task.due')} <Time iso={e.dueAt} /> · {remaining > 0 ? formatRelative(remaining) : t('experiment.pastDue')}
+            </p>
+          </div>
         </div>
       </div>
       <section className="panel" aria-labelledby="exp-desc">
-        <h2 id="exp-desc">Description</h2>
-        {e.description ? <RichText html={e.description} /> : <Empty>No description.</Empty>}
+        <h2 id="exp-desc">{t('experiment.description')}</h2>
+        {e.description ? <RichText html={e.description} /> : <Empty>{t('experiment.noDescription')}</Empty>}
       </section>
       {isTeacher ? (
         <section className="panel" aria-labelledby="exp-subs">
-          <h2 id="exp-subs">Submissions</h2>
+          <h2 id="exp-subs">{t('experiment.submissions')}</h2>
           <ExperimentGrading experimentId={e.id} courseId={courseId} />
         </section>
       ) : (
-        <>
-          <section className="panel" aria-labelledby="exp-latest">
-            <h2 id="exp-latest">My latest submission</h2>
-            <LatestSubmission experimentId={e.id} />
-          </section>
-          <section className="panel" aria-labelledby="exp-submit">
-            <h2 id="exp-submit">Submit a file</h2>
-            <SubmitForm experimentId={e.id} late={remaining <= 0} />
-          </section>
-        </>
+        <StudentSide experimentId={e.id} courseId={courseId} late={remaining <= 0} />
       )}
     </>
   )
 }
 
-function LatestSubmission({ experimentId }: { experimentId: string }) {
+/** What the student handed in (with a preview), then "Submit again"; the form straight away when nothing is in yet. */
+function StudentSide({ experimentId, courseId, late }: { experimentId: string; courseId: string; late: boolean }) {
+  const { t } = useT(WORKSPACE)
   const latest = useExperimentLatest(experimentId)
+  const [again, setAgain] = useState(false)
+  const [justSent, setJustSent] = useState(false)
   return (
-    <QueryView query={latest}>
-      {(s) =>
-        !s ? (
-          <Empty>You have not submitted anything yet.</Empty>
-        ) : (
-          <div className="submission" data-testid="experiment-latest">
-            <p className="submission-head">
-              <a href={submissionFileUrl(s)} download>
-                {s.fileName}
-              </a>{' '}
-              <span className="meta">
-                ({formatBytes(s.fileSize)}) · <Time iso={s.submittedAt} />
-              </span>{' '}
-              {s.late && <Badge tone="danger">Late</Badge>}
-            </p>
-            {s.note && <p className="note">Your note: {s.note}</p>}
-            <dl className="scores">
-              <div>
-                <dt>Score</dt>
-                <dd>{s.score == null ? 'not graded yet' : `${formatScore(s.score)} / 100`}</dd>
-              </div>
-            </dl>
-            {s.feedback && (
-              <div className="feedback">
-                <p className="label">Feedback from your teacher</p>
-                <RichText html={s.feedback} />
-              </div>
-            )}
-          </div>
-        )
-      }
-    </QueryView>
+    <>
+      <section className="panel" aria-labelledby="exp-latest">
+        <h2 id="exp-latest">{t('experiment.latest')}</h2>
+        {justSent && (
+          <p className="notice notice-success" role="status">
+            {t('experiment.submitted')}
+          </p>
+        )}
+        <Loaded query={latest} skeleton={<Skeleton lines={2} />}>
+          {(s) => (!s ? <Empty>{t('experiment.nothingYet')}</Empty> : <LatestSubmission s={s} />)}
+        </Loaded>
+      </section>
+      {latest.data !== undefined && (
+        <section className="panel" aria-labelledby="exp-submit">
+          <h2 id="exp-submit">{latest.data ? t('experiment.submitAgainTitle') : t('experiment.submitTitle')}</h2>
+          {latest.data && !again ? (
+            <button type="button" className="btn" onClick={() => setAgain(true)} data-testid="submit-again">
+              {t('answer.submitAgain')}
+            </button>
+          ) : (
+            <SubmitForm
+              experimentId={experimentId}
+              courseId={courseId}
+              late={late}
+              replaces={Boolean(latest.data)}
+              onDone={() => {
+                setAgain(false)
+                setJustSent(true)
+              }}
+            />
+          )}
+        </section>
+      )}
+    </>
   )
 }
 
-function SubmitForm({ experimentId, late }: { experimentId: string; late: boolean }) {
+function LatestSubmission({ s }: { s: ExperimentSubmission }) {
+  const { t } = useT(WORKSPACE)
+  return (
+    <div className="submission" data-testid="experiment-latest">
+      <FilePreview url={submissionFileUrl(s)} name={s.fileName} contentType={s.contentType} meta={`(${formatBytes(s.fileSize)})`} />
+      <p className="meta">
+        {t('experiment.submittedAt')} <Time iso={s.submittedAt} /> {s.late && <Badge tone="danger">{t('submission.late')}</Badge>}
+      </p>
+      {s.note && <p className="note">{t('experiment.yourNote', { note: s.note })}</p>}
+      <dl className="scores">
+        <div>
+          <dt>{t('submission.score')}</dt>
+          <dd>{s.score == null ? t('submission.notGraded') : t('submission.outOf100', { score: formatScore(s.score) })}</dd>
+        </div>
+      </dl>
+      {s.feedback && (
+        <div className="feedback">
+          <p className="label">{t('submission.feedback')}</p>
+          <RichText html={s.feedback} />
+        </div>
+      )}
+    </div>
+  )
+}
+
+function SubmitForm({ experimentId, courseId, late, replaces, onDone }: { experimentId: string; courseId: string; late: boolean; replaces: boolean; onDone: () => void }) {
+  const { t } = useT(WORKSPACE)
   const queryClient = useQueryClient()
   const fileRef = useRef<HTMLInputElement>(null)
-  const [note, setNote] = useState('')
+  const [note, setNote, clearNote] = useDraft(`experiment:${experimentId}:note`, '')
   const [progress, setProgress] = useState<number | null>(null)
   const [error, setError] = useState<string>()
   const send = useMutation({
     mutationFn: (form: FormData) => upload<ExperimentSubmission>(`/experiments/${experimentId}/submissions`, form, setProgress),
     onSuccess: (s) => {
       queryClient.setQueryData(keys.experimentLatest(experimentId), s)
-      setNote('')
+      void queryClient.invalidateQueries({ queryKey: myExperimentsKey() })
+      void queryClient.invalidateQueries({ queryKey: myExperimentsKey(courseId) })
+      clearNote()
       if (fileRef.current) fileRef.current.value = ''
+      onDone()
     },
     onSettled: () => setProgress(null),
   })
   function submit(e: FormEvent) {
     e.preventDefault()
     const file = fileRef.current?.files?.[0]
-    if (!file) return setError('Choose the file to submit.')
+    if (!file) return setError(t('experiment.chooseFile'))
     setError(undefined)
     const form = new FormData()
     form.set('file', file)
@@ -155,22 +201,15 @@ function SubmitForm({ experimentId, late }: { experimentId: string; late: boolea
     <form onSubmit={submit} noValidate>
       {late && (
         <p className="notice notice-info" role="status">
-          The due time has passed. You can still submit; it will be marked late.
+          {t('experiment.lateNotice')}
         </p>
       )}
-      <div className="field">
-        <label htmlFor="exp-file">File</label>
-        <input id="exp-file" type="file" ref={fileRef} aria-invalid={error ? true : undefined} aria-describedby={error ? 'exp-file-error' : undefined} />
-        {error && (
-          <p className="field-error" id="exp-file-error">
-            {error}
-          </p>
-        )}
-      </div>
-      <TextArea label="Note" rows={3} value={note} onChange={(e) => setNote(e.target.value)} hint="Optional: anything your teacher should know." />
+      {replaces && <p className="hint">{t('experiment.replacesHint')}</p>}
+      <FileInput id="exp-file" label={t('experiment.file')} ref={fileRef} error={error} />
+      <TextArea label={t('experiment.note')} rows={3} value={note} onChange={(e) => setNote(e.target.value)} hint={t('experiment.noteHint')} />
       {progress != null && (
         <div className="progress">
-          <label htmlFor="exp-progress">Uploading</label>
+          <label htmlFor="exp-progress">{t('experiment.uploading')}</label>
           <progress id="exp-progress" max={1} value={progress}>
             {Math.round(progress * 100)}%
           </progress>
@@ -179,13 +218,8 @@ function SubmitForm({ experimentId, late }: { experimentId: string; late: boolea
       )}
       {send.error && <ErrorNotice error={send.error} />}
       <button type="submit" className="btn btn-primary" disabled={send.isPending}>
-        {send.isPending ? 'Uploading…' : 'Submit'}
+        {send.isPending ? t('experiment.uploadingButton') : t('experiment.submit')}
       </button>
-      {send.isSuccess && (
-        <p className="notice notice-success" role="status">
-          Submitted.
-        </p>
-      )}
     </form>
   )
 }

@@ -1,14 +1,17 @@
 import { Link } from 'react-router'
+import { useT } from '../i18n/index.ts'
+import '../layout/shell.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 
 export default function NotFoundPage() {
-  usePageTitle('Page not found')
+  const { t } = useT('shell')
+  usePageTitle(t('notFound.title'))
   return (
     <main id="main" className="container narrow">
-      <h1>Page not found</h1>
-      <p>There is no page at this address. It may have moved, or the link may be mistyped.</p>
+      <h1>{t('notFound.title')}</h1>
+      <p>{t('notFound.body')}</p>
       <p>
-        <Link to="/courses">Go to my courses</Link>
+        <Link to="/courses">{t('goToCourses')}</Link>
       </p>
     </main>
   )

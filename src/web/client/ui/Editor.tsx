@@ -1,6 +1,7 @@
 import { EditorContent, useEditor, useEditorState, type Editor as TiptapEditor } from '@tiptap/react'
 import StarterKit from '@tiptap/starter-kit'
 import { useEffect, useId, useRef, useState } from 'react'
+import { readDraft, useDraftStorageKey, writeDraft } from './useDraft.ts'
 
 /**
  * The rich-text editor (Tiptap on ProseMirror). It offers only what the API's allow-list keeps:
@@ -13,6 +14,8 @@ export interface EditorProps {
   onChange: (html: string) => void
   error?: string
   hint?: string
+  /** Keeps the typed text as a draft (ui/useDraft.ts) under this key until the value is reset to ''. */
+  draftKey?: string
 }
 
 const extensions = [
@@ -23,7 +26,24 @@ const extensions = [
   }),
 ]
 
-export default function Editor({ label, value, onChange, error, hint }: EditorProps) {
+export default function Editor({ label, value, onChange, error, hint, draftKey }: EditorProps) {
+  const draftStorage = useDraftStorageKey(draftKey ?? null)
+  // A draft left by a login that ended mid-edit comes back when the editor starts empty.
+  useEffect(() => {
+    const draft = readDraft<string>(draftStorage)
+    if (draftStorage && draft && !value) onChange(draft)
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per draft key
+  }, [draftStorage])
+  // Every value is the draft; the parent resetting it to '' (submitted) removes the draft.
+  const restored = useRef(false)
+  useEffect(() => {
+    if (!draftStorage) return
+    if (!restored.current) {
+      restored.current = true
+      if (!value) return
+    }
+    writeDraft(draftStorage, value ? value : undefined)
+  }, [draftStorage, value])
   const id = useId()
   const labelId = `${id}-label`
   // The last HTML this editor reported: the parent echoing it back must not reset the editor

@@ -2,34 +2,33 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useRef, useState, type FormEvent, type ReactNode } from 'react'
 import { Link } from 'react-router'
 import { api, API_BASE } from '../api.ts'
-import { keys, useTaskSubmissions } from '../queries.ts'
-import type { Answer, LearningSubmission, Question, Task } from '../types.ts'
+import { formatDateTime, formatRelative } from '../i18n/format.ts'
+import { translate, useT } from '../i18n/index.ts'
+import { keys, useResources, useTaskSubmissions } from '../queries.ts'
+import type { Answer, HomeworkStatus, LearningSubmission, Question, Task } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
-import { ErrorNotice, Loading } from '../ui/Notice.tsx'
+import { Failure } from '../ui/Failure.tsx'
+import { FilePreview } from '../ui/FilePreview.tsx'
+import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { RichText } from '../ui/RichText.tsx'
+import { Skeleton } from '../ui/Skeleton.tsx'
 import { formatScore, Time } from '../ui/time.tsx'
+import { useDraft, useDraftStorageKey, writeDraft } from '../ui/useDraft.ts'
+import { isSubmittable, myExperimentsKey, useNow } from './data.ts'
 import { useTaskDisclosure } from './focus.tsx'
+import { WORKSPACE } from './messages.ts'
 
 export function taskTypeLabel(t: Task) {
-  if (t.taskType === 'QUIZ') return 'Quiz'
-  return t.materialType === 'LINK' ? 'Link' : t.materialType === 'FILE' ? 'File' : 'Text'
+  if (t.taskType === 'QUIZ') return translate(`${WORKSPACE}:type.quiz`)
+  return translate(`${WORKSPACE}:type.${t.materialType === 'LINK' ? 'link' : t.materialType === 'FILE' ? 'file' : 'text'}`)
 }
 
 export const isHttpUrl = (u: string | null | undefined): u is string => !!u && /^https?:\/\//i.test(u)
 
 /** One task as a disclosure: the summary names it, the body loads only when opened. */
-export function TaskCard({
-  task,
-  courseId,
-  isTeacher,
-  extraSummary,
-}: {
-  task: Task
-  courseId: string
-  isTeacher: boolean
-  extraSummary?: ReactNode
-}) {
+export function TaskCard({ task, courseId, isTeacher, extraSummary }: { task: Task; courseId: string; isTeacher: boolean; extraSummary?: ReactNode }) {
+  const { t } = useT(WORKSPACE)
   const ref = useRef<HTMLDetailsElement>(null)
   const [open, setOpen] = useTaskDisclosure(task.id, ref)
   return (
@@ -37,7 +36,7 @@ export function TaskCard({
       <summary>
         <span className="task-title">{task.title}</span>
         <span className="task-tags">
-          {task.taskKind === 'HOMEWORK' && <Badge tone="warn">Homework</Badge>}
+          {task.taskKind === 'HOMEWORK' && <Badge tone="warn">{t('type.homework')}</Badge>}
           <Badge>{taskTypeLabel(task)}</Badge>
           {extraSummary}
         </span>
@@ -47,87 +46,144 @@ export function TaskCard({
   )
 }
 
-export function TaskBody({ task, courseId, isTeacher }: { task: Task; courseId: string; isTeacher: boolean }) {
+/** `status`: the server's homework status, when known (it wins over this device's clock for "opens in"). */
+export function TaskBody({ task, courseId, isTeacher, status }: { task: Task; courseId: string; isTeacher: boolean; status?: HomeworkStatus }) {
+  const { t } = useT(WORKSPACE)
   return (
     <div className="task-body">
       {task.taskKind === 'HOMEWORK' && (
         <p className="meta">
-          Opens <Time iso={task.startAt} /> · Due <Time iso={task.dueAt} />
+          {t('task.opens')} <Time iso={task.startAt} /> · {t('task.due')} <Time iso={task.dueAt} />
         </p>
       )}
       <RichText html={task.content} />
       {task.taskType === 'MEDIA' && task.materialType === 'LINK' && isHttpUrl(task.url) && (
         <p>
           <a href={task.url} target="_blank" rel="noopener noreferrer">
-            Open the link <span className="sr-only">(opens in a new tab)</span>
+            {t('task.openLink')} <span className="sr-only">{t('newTab')}</span>
           </a>
         </p>
       )}
-      {task.taskType === 'MEDIA' && task.materialType === 'FILE' && task.resourceId && (
-        <p>
-          <a href={`${API_BASE}/resources/${task.resourceId}/file`} download>
-            Download the file
-          </a>
-        </p>
-      )}
-      {isTeacher ? <TeacherTaskView task={task} courseId={courseId} /> : <StudentTaskView task={task} courseId={courseId} />}
+      {task.taskType === 'MEDIA' && task.materialType === 'FILE' && task.resourceId && <TaskFile courseId={courseId} resourceId={task.resourceId} />}
+      {isTeacher ? <TeacherTaskView task={task} courseId={courseId} /> : <StudentTaskView task={task} courseId={courseId} status={status} />}
     </div>
   )
 }
 
+/** A material's file: shown in place when it is a picture, PDF, audio or video (a video task plays here). */
+function TaskFile({ courseId, resourceId }: { courseId: string; resourceId: string }) {
+  const { t } = useT(WORKSPACE)
+  const resources = useResources(courseId)
+  const r = resources.data?.find((x) => x.id === resourceId)
+  const url = `${API_BASE}/resources/${resourceId}/file`
+  if (!r)
+    return (
+      <p>
+        <a href={url} download>
+          {t('task.downloadFile')}
+        </a>
+      </p>
+    )
+  const playable = /^(video|audio)\//.test(r.contentType ?? '')
+  return <FilePreview url={url} name={r.fileName ?? r.name} contentType={r.contentType} open={playable} />
+}
+
 function TeacherTaskView({ task, courseId }: { task: Task; courseId: string }) {
+  const { t } = useT(WORKSPACE)
   return (
     <>
       {task.taskType === 'QUIZ' && <QuestionList questions={task.questions ?? []} />}
-      <p>
-        <Link to={`/courses/${courseId}/manage?tab=grading&taskId=${task.id}`}>See and grade submissions</Link>
-      </p>
+      {isSubmittable(task) && (
+        <p>
+          <Link to={`/courses/${courseId}/manage?tab=grading&taskId=${task.id}`}>{t('task.gradeSubmissions')}</Link>
+        </p>
+      )}
     </>
   )
 }
 
 /** The questions with the answer key, for the teacher. */
 export function QuestionList({ questions }: { questions: Question[] }) {
+  const { t } = useT(WORKSPACE)
   return (
     <ol className="questions">
       {questions.map((q) => (
         <li key={q.id}>
           <p>
-            {q.stem} <span className="meta">({q.points ?? 1} {q.points === 1 || q.points == null ? 'point' : 'points'})</span>
+            {q.stem} <span className="meta">{t('quiz.points', { count: q.points ?? 1 })}</span>
           </p>
           {q.options && q.options.length > 0 && (
             <ul>
               {q.options.map((o, i) => (
                 <li key={i}>
-                  {o} {q.correctOptions?.includes(i) && <Badge tone="ok">correct</Badge>}
+                  {o} {q.correctOptions?.includes(i) && <Badge tone="ok">{t('quiz.correct')}</Badge>}
                 </li>
               ))}
             </ul>
           )}
-          {q.type === 'SHORT_ANSWER' && <p className="meta">Short answer, graded by the teacher.</p>}
+          {q.type === 'SHORT_ANSWER' && <p className="meta">{t('quiz.shortAnswerNote')}</p>}
         </li>
       ))}
     </ol>
   )
 }
 
-function StudentTaskView({ task, courseId }: { task: Task; courseId: string }) {
+/** "Opens in 3 hours, on 23 Nov 2026, 12:08", or null once the homework is open. */
+export function useOpensIn(startAt: string | null | undefined) {
+  const now = useNow()
+  const start = startAt ? new Date(startAt).getTime() : NaN
+  if (!Number.isFinite(start) || start <= now) return null
+  return translate(`${WORKSPACE}:task.opensIn`, { relative: formatRelative((start - now) / 1000), date: formatDateTime(startAt) })
+}
+
+function StudentTaskView({ task, courseId, status }: { task: Task; courseId: string; status?: HomeworkStatus }) {
+  if (!isSubmittable(task)) return null
+  return <StudentAnswer task={task} courseId={courseId} status={status} />
+}
+
+function StudentAnswer({ task, courseId, status }: { task: Task; courseId: string; status?: HomeworkStatus }) {
+  const { t } = useT(WORKSPACE)
   const subs = useTaskSubmissions(courseId, task.id)
-  const latest = subs.data?.[0]
-  const answerable = task.taskType === 'QUIZ' || task.taskKind === 'HOMEWORK'
+  const opensIn = useOpensIn(task.taskKind === 'HOMEWORK' && (status == null || status === 'NOT_STARTED') ? task.startAt : null)
+  const [again, setAgain] = useState(false)
+  const [sent, setSent] = useState<LearningSubmission | null>(null)
+  const done = (s: LearningSubmission) => {
+    setAgain(false)
+    setSent(s)
+  }
+  if (opensIn)
+    return (
+      <p className="notice notice-info" data-testid="opens-in">
+        {opensIn}
+      </p>
+    )
+  if (subs.isPending) return <Skeleton lines={2} />
+  if (subs.error) return <Failure error={subs.error} onRetry={() => void subs.refetch()} what="task" />
+  const latest = subs.data[0]
   return (
     <>
-      {subs.isPending && <Loading label="Loading your submissions…" />}
-      {subs.error && <ErrorNotice error={subs.error} onRetry={() => void subs.refetch()} />}
-      {latest && <SubmissionSummary submission={latest} questions={task.questions ?? []} attempts={subs.data!.length} />}
-      {answerable && !subs.isPending && (
-        <>
-          {task.taskType === 'QUIZ' ? (
-            <QuizForm task={task} courseId={courseId} again={Boolean(latest)} />
-          ) : (
-            <TextAnswerForm task={task} courseId={courseId} again={Boolean(latest)} />
-          )}
-        </>
+      {sent && (
+        <p className="notice notice-success" role="status" data-testid="quiz-result">
+          {[
+            sent.late ? t('answer.sentLate') : t('answer.sent'),
+            sent.autoScore != null ? t('answer.autoScore', { score: formatScore(sent.autoScore) }) : '',
+            task.taskType === 'QUIZ' ? (sent.status === 'GRADED' ? t('answer.final') : t('answer.teacherGrades')) : '',
+          ]
+            .filter(Boolean)
+            .join(' ')}
+        </p>
+      )}
+      {latest && <SubmissionSummary submission={latest} questions={task.questions ?? []} attempts={subs.data.length} />}
+      {latest && !again ? (
+        <p>
+          <button type="button" className="btn" onClick={() => setAgain(true)} data-testid="submit-again">
+            {t('answer.submitAgain')}
+          </button>
+        </p>
+      ) : task.taskType === 'QUIZ' ? (
+        <QuizForm task={task} courseId={courseId} again={Boolean(latest)} onDone={done} />
+      ) : (
+        <TextAnswerForm task={task} courseId={courseId} again={Boolean(latest)} onDone={done} />
       )}
     </>
   )
@@ -135,36 +191,37 @@ function StudentTaskView({ task, courseId }: { task: Task; courseId: string }) {
 
 /** What the student handed in last, with its scores and the teacher's feedback. */
 export function SubmissionSummary({ submission: s, questions, attempts }: { submission: LearningSubmission; questions: Question[]; attempts?: number }) {
+  const { t } = useT(WORKSPACE)
   return (
     <div className="submission" data-testid="my-submission">
       <p className="submission-head">
-        <strong>Your latest submission</strong> · <Time iso={s.submittedAt} />{' '}
-        {s.status === 'GRADED' ? <Badge tone="ok">Graded</Badge> : <Badge tone="info">Waiting for grading</Badge>}
-        {s.late && <Badge tone="danger">Late</Badge>}
-        {attempts && attempts > 1 ? <span className="meta"> · {attempts} attempts</span> : null}
+        <strong>{t('submission.latest')}</strong> · <Time iso={s.submittedAt} />{' '}
+        {s.status === 'GRADED' ? <Badge tone="ok">{t('submission.graded')}</Badge> : <Badge tone="info">{t('submission.waiting')}</Badge>}
+        {s.late && <Badge tone="danger">{t('submission.late')}</Badge>}
+        {attempts && attempts > 1 ? <span className="meta"> · {t('submission.attempts', { count: attempts })}</span> : null}
       </p>
       <dl className="scores">
         {s.autoScore != null && (
           <div>
-            <dt>Auto score</dt>
-            <dd data-testid="auto-score">{formatScore(s.autoScore)} / 100</dd>
+            <dt>{t('submission.autoScore')}</dt>
+            <dd data-testid="auto-score">{t('submission.outOf100', { score: formatScore(s.autoScore) })}</dd>
           </div>
         )}
         <div>
-          <dt>Score</dt>
-          <dd data-testid="score">{s.score == null ? 'not graded yet' : `${formatScore(s.score)} / 100`}</dd>
+          <dt>{t('submission.score')}</dt>
+          <dd data-testid="score">{s.score == null ? t('submission.notGraded') : t('submission.outOf100', { score: formatScore(s.score) })}</dd>
         </div>
       </dl>
       {s.feedback && (
         <div className="feedback">
-          <p className="label">Feedback from your teacher</p>
+          <p className="label">{t('submission.feedback')}</p>
           <RichText html={s.feedback} />
         </div>
       )}
       {s.answers && s.answers.length > 0 && <AnswerList answers={s.answers} questions={questions} />}
       {s.content && (
         <div>
-          <p className="label">Your answer</p>
+          <p className="label">{t('submission.yourAnswer')}</p>
           <RichText html={s.content} />
         </div>
       )}
@@ -173,20 +230,19 @@ export function SubmissionSummary({ submission: s, questions, attempts }: { subm
 }
 
 export function AnswerList({ answers, questions }: { answers: Answer[]; questions: Question[] }) {
+  const { t } = useT(WORKSPACE)
   return (
     <ol className="answers">
       {questions.map((q) => {
         const a = answers.find((x) => x.questionId === q.id)
-        const chosen = (a?.selectedOptions ?? []).map((i) => q.options?.[i] ?? `option ${i + 1}`)
+        const chosen = (a?.selectedOptions ?? []).map((i) => q.options?.[i] ?? t('quiz.option', { n: i + 1 }))
         const correct = q.correctOptions
         const right = correct && q.type !== 'SHORT_ANSWER' ? sameSet(correct, a?.selectedOptions ?? []) : null
         return (
           <li key={q.id}>
             <span className="answer-stem">{q.stem}</span>{' '}
-            <span className="answer-value">
-              {q.type === 'SHORT_ANSWER' ? a?.text || '(no answer)' : chosen.length ? chosen.join(', ') : '(no answer)'}
-            </span>
-            {right != null && <Badge tone={right ? 'ok' : 'danger'}>{right ? 'right' : 'wrong'}</Badge>}
+            <span className="answer-value">{q.type === 'SHORT_ANSWER' ? a?.text || t('quiz.noAnswer') : chosen.length ? chosen.join(', ') : t('quiz.noAnswer')}</span>
+            {right != null && <Badge tone={right ? 'ok' : 'danger'}>{right ? t('quiz.right') : t('quiz.wrong')}</Badge>}
           </li>
         )
       })}
@@ -199,46 +255,57 @@ const sameSet = (a: number[], b: number[]) => a.length === b.length && a.every((
 function useSubmit(task: Task, courseId: string) {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: (body: { answers: Answer[] } | { content: string }) =>
-      api<LearningSubmission>('POST', `/courses/${courseId}/learning/tasks/${task.id}/submissions`, body),
+    mutationFn: (body: { answers: Answer[] } | { content: string }) => api<LearningSubmission>('POST', `/courses/${courseId}/learning/tasks/${task.id}/submissions`, body),
     onSuccess: (s) => {
       queryClient.setQueryData<LearningSubmission[]>(keys.taskSubmissions(courseId, task.id), (old) => [s, ...(old ?? [])])
       void queryClient.invalidateQueries({ queryKey: keys.homeworks })
       void queryClient.invalidateQueries({ queryKey: keys.learningOverview(courseId) })
+      void queryClient.invalidateQueries({ queryKey: myExperimentsKey(courseId) })
     },
   })
 }
 
-function QuizForm({ task, courseId, again }: { task: Task; courseId: string; again: boolean }) {
+type QuizAnswers = Record<string, { selected: number[]; text: string }>
+
+function QuizForm({ task, courseId, again, onDone }: { task: Task; courseId: string; again: boolean; onDone: (s: LearningSubmission) => void }) {
+  const { t } = useT(WORKSPACE)
   const questions = task.questions ?? []
-  const [answers, setAnswers] = useState<Record<string, { selected: number[]; text: string }>>({})
+  const [answers, setAnswers, clearDraft] = useDraft<QuizAnswers>(`task:${task.id}:answers`, {})
   const [missing, setMissing] = useState<string[]>([])
   const submit = useSubmit(task, courseId)
   const val = (id: string) => answers[id] ?? { selected: [], text: '' }
-  const update = (id: string, v: Partial<{ selected: number[]; text: string }>) => setAnswers((a) => ({ ...a, [id]: { ...val(id), ...v } }))
+  const update = (id: string, v: Partial<{ selected: number[]; text: string }>) => setAnswers({ ...answers, [id]: { ...val(id), ...v } })
 
   function onSubmit(e: FormEvent) {
     e.preventDefault()
     const gaps = questions.filter((q) => (q.type === 'SHORT_ANSWER' ? !val(q.id).text.trim() : val(q.id).selected.length === 0)).map((q) => q.id)
     setMissing(gaps)
     if (gaps.length) return
-    submit.mutate({
-      answers: questions.map((q) =>
-        q.type === 'SHORT_ANSWER' ? { questionId: q.id, text: val(q.id).text.trim() } : { questionId: q.id, selectedOptions: val(q.id).selected },
-      ),
-    })
+    submit.mutate(
+      {
+        answers: questions.map((q) =>
+          q.type === 'SHORT_ANSWER' ? { questionId: q.id, text: val(q.id).text.trim() } : { questionId: q.id, selectedOptions: val(q.id).selected },
+        ),
+      },
+      {
+        onSuccess: (s) => {
+          clearDraft()
+          onDone(s)
+        },
+      },
+    )
   }
 
   return (
-    <form className="quiz" onSubmit={onSubmit} noValidate aria-label={`Answer ${task.title}`}>
+    <form className="quiz" onSubmit={onSubmit} noValidate aria-label={t('quiz.formLabel', { title: task.title })}>
       {questions.map((q, n) => (
         <fieldset key={q.id} className="question" aria-describedby={missing.includes(q.id) ? `${q.id}-missing` : undefined}>
           <legend>
-            {n + 1}. {q.stem} <span className="meta">({q.points ?? 1} pt)</span>
+            {n + 1}. {q.stem} <span className="meta">{t('quiz.pt', { count: q.points ?? 1 })}</span>
           </legend>
           {q.type === 'SHORT_ANSWER' ? (
             <div className="field">
-              <label htmlFor={`${task.id}-${q.id}-text`}>Your answer</label>
+              <label htmlFor={`${task.id}-${q.id}-text`}>{t('submission.yourAnswer')}</label>
               <textarea id={`${task.id}-${q.id}-text`} rows={3} value={val(q.id).text} onChange={(e) => update(q.id, { text: e.target.value })} />
             </div>
           ) : (
@@ -268,51 +335,52 @@ function QuizForm({ task, courseId, again }: { task: Task; courseId: string; aga
               )
             })
           )}
-          {q.type === 'MULTIPLE_CHOICE' && <p className="hint">Choose every correct option.</p>}
+          {q.type === 'MULTIPLE_CHOICE' && <p className="hint">{t('quiz.chooseEvery')}</p>}
           {missing.includes(q.id) && (
             <p className="field-error" id={`${q.id}-missing`}>
-              Answer this question.
+              {t('quiz.answerThis')}
             </p>
           )}
         </fieldset>
       ))}
       {submit.error && <ErrorNotice error={submit.error} />}
       <button type="submit" className="btn btn-primary" disabled={submit.isPending}>
-        {submit.isPending ? 'Submitting…' : again ? 'Submit again' : 'Submit answers'}
+        {submit.isPending ? t('quiz.submitting') : again ? t('answer.submitAgain') : t('quiz.submit')}
       </button>
-      {submit.isSuccess && (
-        <p className="notice notice-success" role="status" data-testid="quiz-result">
-          Submitted.{' '}
-          {submit.data.autoScore != null ? `Auto score: ${formatScore(submit.data.autoScore)} / 100.` : ''}{' '}
-          {submit.data.status === 'GRADED' ? 'Your score is final.' : 'Your teacher will grade the written answers.'}
-        </p>
-      )}
     </form>
   )
 }
 
-function TextAnswerForm({ task, courseId, again }: { task: Task; courseId: string; again: boolean }) {
+function TextAnswerForm({ task, courseId, again, onDone }: { task: Task; courseId: string; again: boolean; onDone: (s: LearningSubmission) => void }) {
+  const { t } = useT(WORKSPACE)
   const [content, setContent] = useState('')
   const [error, setError] = useState<string>()
   const submit = useSubmit(task, courseId)
+  const draftKey = `task:${task.id}:content`
+  const draftStorage = useDraftStorageKey(draftKey)
   function onSubmit(e: FormEvent) {
     e.preventDefault()
-    if (!content.trim()) return setError('Write your answer before handing it in.')
+    if (!content.trim()) return setError(t('answer.required'))
     setError(undefined)
-    submit.mutate({ content }, { onSuccess: () => setContent('') })
+    submit.mutate(
+      { content },
+      {
+        onSuccess: (s) => {
+          // The form closes now, so the editor never sees the reset: drop the draft here.
+          writeDraft(draftStorage, undefined)
+          setContent('')
+          onDone(s)
+        },
+      },
+    )
   }
   return (
     <form className="answer-form" onSubmit={onSubmit} noValidate>
-      <RichEditor label="Your answer" value={content} onChange={setContent} error={error} />
+      <RichEditor label={t('submission.yourAnswer')} value={content} onChange={setContent} error={error} draftKey={draftKey} />
       {submit.error && <ErrorNotice error={submit.error} />}
       <button type="submit" className="btn btn-primary" disabled={submit.isPending}>
-        {submit.isPending ? 'Handing in…' : again ? 'Hand in again' : 'Hand in'}
+        {submit.isPending ? t('answer.handingIn') : again ? t('answer.handInAgain') : t('answer.handIn')}
       </button>
-      {submit.isSuccess && (
-        <p className="notice notice-success" role="status">
-          Handed in{submit.data.late ? ' (after the due time, marked late)' : ''}.
-        </p>
-      )}
     </form>
   )
 }

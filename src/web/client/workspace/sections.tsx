@@ -1,102 +1,171 @@
 import { useRef, useState } from 'react'
 import { Link } from 'react-router'
 import { API_BASE } from '../api.ts'
-import {
-  useAnnouncements,
-  useCourseHomeworks,
-  useExperimentLatest,
-  useExperiments,
-  useLearning,
-  useLearningOverview,
-  useResources,
-  useTaskSubmissions,
-} from '../queries.ts'
-import type { Course, Experiment, HomeworkItem, LearningTree, Task } from '../types.ts'
+import { formatDateTime, formatRelative } from '../i18n/format.ts'
+import { useT } from '../i18n/index.ts'
+import { moduleLabel, moduleSlug } from '../modules.ts'
+import { useAnnouncements, useCourseHomeworks, useExperimentLatest, useExperiments, useLearning, useLearningOverview, useResources, useTaskSubmissions } from '../queries.ts'
+import type { Course, Experiment, HomeworkItem, ModuleKey, Task } from '../types.ts'
 import { Badge, StatusBadge } from '../ui/Badge.tsx'
 import { CopyButton } from '../ui/CopyButton.tsx'
+import { Failure, Loaded } from '../ui/Failure.tsx'
+import { FilePreview } from '../ui/FilePreview.tsx'
 import { TableWrap } from '../ui/form.tsx'
-import { Empty, Loading, QueryView } from '../ui/Notice.tsx'
+import { Empty } from '../ui/Notice.tsx'
 import { RichText } from '../ui/RichText.tsx'
+import { Skeleton } from '../ui/Skeleton.tsx'
 import { Countdown, formatBytes, formatScore, Time } from '../ui/time.tsx'
+import { allTasks, isSubmittable, useMyExperiments, useNow } from './data.ts'
 import { useTaskDisclosure } from './focus.tsx'
+import { WORKSPACE } from './messages.ts'
 import { isHttpUrl, SubmissionSummary, TaskBody, TaskCard } from './TaskCard.tsx'
+
+export { allTasks }
 
 export interface SectionProps {
   course: Course
   isTeacher: boolean
+  /** The modules the course shows, so links go to the view that holds a task. */
+  enabled?: ModuleKey[]
 }
 
-export const allTasks = (tree: LearningTree | undefined): Task[] => tree?.units.flatMap((u) => u.points.flatMap((p) => p.tasks)) ?? []
+/** The link to a task in the view that shows it (homework and quizzes have their own views). */
+export function taskHref(task: Pick<Task, 'id' | 'taskKind' | 'taskType'>, enabled: ModuleKey[] = []) {
+  const module: ModuleKey =
+    task.taskKind === 'HOMEWORK' && enabled.includes('HOMEWORK') ? 'HOMEWORK' : task.taskType === 'QUIZ' && task.taskKind !== 'HOMEWORK' && enabled.includes('QUIZ') ? 'QUIZ' : 'LEARNING'
+  return `?taskId=${task.id}&module=${moduleSlug(module)}`
+}
 
-export function OverviewSection({ course, isTeacher }: SectionProps) {
+export function OverviewSection({ course, isTeacher, enabled }: SectionProps) {
+  const { t } = useT(WORKSPACE)
   const announcements = useAnnouncements(course.id)
-  const homeworks = useCourseHomeworks(course.id)
-  const upcoming = (homeworks.data?.items ?? []).filter((h) => h.status === 'IN_PROGRESS' || h.status === 'NOT_STARTED').slice(0, 3)
   return (
     <div className="overview">
       <div>
         {course.description && <p>{course.description}</p>}
         <p className="meta">
-          Teacher: {course.teacher?.displayName || course.teacher?.username} · {course.memberCount} {course.memberCount === 1 ? 'member' : 'members'}
+          {t('overview.teacher', { name: course.teacher?.displayName || course.teacher?.username })} · {t('overview.members', { count: course.memberCount })}
         </p>
         {isTeacher && course.inviteCode && (
           <p className="invite">
-            Invite code: <code>{course.inviteCode}</code> <CopyButton value={course.inviteCode} label="Copy code" />
+            {t('overview.inviteCode')} <code>{course.inviteCode}</code> <CopyButton value={course.inviteCode} label={t('overview.copyCode')} />
           </p>
         )}
       </div>
-      <div className="grid-2">
-        <div>
-          <h3>Due next</h3>
-          {homeworks.isPending ? (
-            <Loading />
-          ) : homeworks.error ? (
-            <Empty>Homework is not available right now.</Empty>
-          ) : upcoming.length === 0 ? (
-            <Empty>Nothing due. Well done.</Empty>
+      {!isTeacher && <NextUp course={course} enabled={enabled ?? []} />}
+      <h3>{t('overview.latestAnnouncements')}</h3>
+      <Loaded query={announcements} skeleton={<Skeleton lines={2} />}>
+        {(list) =>
+          list.length === 0 ? (
+            <Empty>{t('announcements.none')}</Empty>
           ) : (
             <ul className="plain">
-              {upcoming.map((h) => (
-                <li key={h.taskId}>
-                  <Link to={`?taskId=${h.taskId}`}>{h.title}</Link> <StatusBadge status={h.status} />{' '}
-                  <span className="meta">
-                    due <Time iso={h.dueAt} /> (<Countdown seconds={h.remainingSeconds} since={homeworks.dataUpdatedAt} />)
-                  </span>
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-        <div>
-          <h3>Latest announcements</h3>
-          {announcements.isPending ? (
-            <Loading />
-          ) : announcements.error ? (
-            <Empty>Announcements are not available right now.</Empty>
-          ) : announcements.data.length === 0 ? (
-            <Empty>No announcements yet.</Empty>
-          ) : (
-            <ul className="plain">
-              {announcements.data.slice(0, 3).map((a) => (
+              {list.slice(0, 3).map((a) => (
                 <li key={a.id}>
                   <strong>{a.title}</strong> <span className="meta">· <Time iso={a.createdAt} /></span>
                 </li>
               ))}
             </ul>
-          )}
-        </div>
-      </div>
+          )
+        }
+      </Loaded>
     </div>
   )
 }
 
+/** "What do I do next": the nearest deadline, what opens soon, what was graded recently. */
+function NextUp({ course, enabled }: { course: Course; enabled: ModuleKey[] }) {
+  const { t } = useT(WORKSPACE)
+  const homeworks = useCourseHomeworks(course.id)
+  const experiments = useMyExperiments(course.id)
+  const now = useNow()
+  if (homeworks.isPending || experiments.isPending) return <Skeleton variant="cards" lines={3} />
+  if (homeworks.error || experiments.error)
+    return (
+      <Failure
+        error={homeworks.error ?? experiments.error}
+        onRetry={() => {
+          if (homeworks.error) void homeworks.refetch()
+          if (experiments.error) void experiments.refetch()
+        }}
+      />
+    )
+  const hw = homeworks.data.items
+  const hwLink = (h: HomeworkItem) => taskHref({ id: h.taskId, taskKind: 'HOMEWORK', taskType: 'MEDIA' }, enabled)
+  const due = [
+    ...hw.filter((h) => h.status === 'IN_PROGRESS').map((h) => ({ key: h.taskId, title: h.title, at: h.dueAt, to: hwLink(h) })),
+    ...experiments.data.filter((e) => e.status === 'OPEN').map((e) => ({ key: e.experimentId, title: e.title, at: e.dueAt, to: `/experiments/${e.experimentId}?courseId=${course.id}` })),
+  ].sort((a, b) => a.at.localeCompare(b.at))
+  const opening = hw.filter((h) => h.status === 'NOT_STARTED').sort((a, b) => a.startAt.localeCompare(b.startAt))
+  const graded = [
+    ...hw.filter((h) => h.score != null).map((h) => ({ key: h.taskId, title: h.title, at: h.submittedAt ?? '', score: h.score!, to: hwLink(h) })),
+    ...experiments.data.filter((e) => e.score != null).map((e) => ({ key: e.experimentId, title: e.title, at: e.submittedAt ?? '', score: e.score!, to: `/experiments/${e.experimentId}?courseId=${course.id}` })),
+  ]
+    .sort((a, b) => b.at.localeCompare(a.at))
+    .slice(0, 3)
+  const next = due[0]
+  return (
+    <section className="next-up" aria-labelledby="next-up-title" data-testid="next-up">
+      <h3 id="next-up-title">{t('next.title')}</h3>
+      <div className="next-grid">
+        <div className="next-card next-due">
+          <p className="label">{t('next.dueNext')}</p>
+          {next ? (
+            <>
+              <p className="next-main">
+                <Link to={next.to}>{next.title}</Link>
+              </p>
+              <p className="meta">
+                {t('next.dueAt', { relative: formatRelative((new Date(next.at).getTime() - now) / 1000), date: formatDateTime(next.at) })}
+              </p>
+              {due.length > 1 && <p className="meta">{t('next.andMore', { count: due.length - 1 })}</p>}
+            </>
+          ) : (
+            <p className="empty">{t('next.nothingDue')}</p>
+          )}
+        </div>
+        <div className="next-card">
+          <p className="label">{t('next.opensSoon')}</p>
+          {opening.length ? (
+            <ul className="plain">
+              {opening.slice(0, 3).map((h) => (
+                <li key={h.taskId}>
+                  <Link to={hwLink(h)}>{h.title}</Link>{' '}
+                  <span className="meta">{t('next.opens', { relative: formatRelative((new Date(h.startAt).getTime() - now) / 1000) })}</span>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="empty">{t('next.nothingOpening')}</p>
+          )}
+        </div>
+        <div className="next-card">
+          <p className="label">{t('next.gradedRecently')}</p>
+          {graded.length ? (
+            <ul className="plain">
+              {graded.map((g) => (
+                <li key={g.key}>
+                  <Link to={g.to}>{g.title}</Link> <Badge tone="ok">{t('score', { score: formatScore(g.score) })}</Badge>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="empty">{t('next.nothingGraded')}</p>
+          )}
+        </div>
+      </div>
+    </section>
+  )
+}
+
 export function AnnouncementsSection({ course }: SectionProps) {
+  const { t } = useT(WORKSPACE)
   const q = useAnnouncements(course.id)
   return (
-    <QueryView query={q}>
+    <Loaded query={q}>
       {(list) =>
         list.length === 0 ? (
-          <Empty>No announcements yet.</Empty>
+          <Empty>{t('announcements.none')}</Empty>
         ) : (
           <ul className="plain stack">
             {list.map((a) => (
@@ -111,17 +180,26 @@ export function AnnouncementsSection({ course }: SectionProps) {
           </ul>
         )
       }
-    </QueryView>
+    </Loaded>
   )
 }
 
-export function LearningSection({ course, isTeacher }: SectionProps) {
+export function LearningSection({ course, isTeacher, enabled = [] }: SectionProps) {
+  const { t } = useT(WORKSPACE)
   const q = useLearning(course.id)
   return (
-    <QueryView query={q}>
+    <Loaded query={q} skeleton={<Skeleton lines={5} />}>
       {(tree) =>
         tree.units.length === 0 ? (
-          <Empty>No learning content yet.{isTeacher && <> Add units in <Link to={`/courses/${course.id}/manage?tab=learning`}>Manage</Link>.</>}</Empty>
+          <Empty>
+            {t('learning.none')}
+            {isTeacher && (
+              <>
+                {' '}
+                <Link to={`/courses/${course.id}/manage?tab=learning`}>{t('learning.addInManage')}</Link>
+              </>
+            )}
+          </Empty>
         ) : (
           <ol className="tree">
             {tree.units.map((u) => (
@@ -134,14 +212,27 @@ export function LearningSection({ course, isTeacher }: SectionProps) {
                       <h4>{p.title}</h4>
                       {p.description && <p className="meta">{p.description}</p>}
                       {p.tasks.length === 0 ? (
-                        <Empty>No tasks yet.</Empty>
+                        <Empty>{t('learning.noTasks')}</Empty>
                       ) : (
                         <ul className="plain tasks">
-                          {p.tasks.map((t) => (
-                            <li key={t.id}>
-                              <TaskCard task={t} courseId={course.id} isTeacher={isTeacher} />
-                            </li>
-                          ))}
+                          {p.tasks.map((task) => {
+                            // Homework and quizzes live in their own views: here a link, so each appears once.
+                            const elsewhere = taskHref(task, enabled)
+                            return (
+                              <li key={task.id}>
+                                {!elsewhere.endsWith('module=learning') ? (
+                                  <Link className="task task-link" to={elsewhere}>
+                                    <span className="task-title">{task.title}</span>
+                                    <span className="task-tags">
+                                      <Badge tone="warn">{task.taskKind === 'HOMEWORK' ? t('type.homework') : t('type.quiz')}</Badge>
+                                    </span>
+                                  </Link>
+                                ) : (
+                                  <TaskCard task={task} courseId={course.id} isTeacher={isTeacher} />
+                                )}
+                              </li>
+                            )
+                          })}
                         </ul>
                       )}
                     </li>
@@ -152,58 +243,62 @@ export function LearningSection({ course, isTeacher }: SectionProps) {
           </ol>
         )
       }
-    </QueryView>
+    </Loaded>
   )
 }
 
 export function QuizSection({ course, isTeacher }: SectionProps) {
+  const { t } = useT(WORKSPACE)
   const q = useLearning(course.id)
   return (
-    <QueryView query={q}>
+    <Loaded query={q}>
       {(tree) => {
-        const quizzes = allTasks(tree).filter((t) => t.taskType === 'QUIZ')
+        // Homework quizzes are under Homework.
+        const quizzes = allTasks(tree).filter((task) => task.taskType === 'QUIZ' && task.taskKind !== 'HOMEWORK')
         return quizzes.length === 0 ? (
-          <Empty>No quizzes yet.</Empty>
+          <Empty>{t('quiz.none')}</Empty>
         ) : (
           <ul className="plain tasks">
-            {quizzes.map((t) => (
-              <li key={t.id}>
-                <TaskCard task={t} courseId={course.id} isTeacher={isTeacher} />
+            {quizzes.map((task) => (
+              <li key={task.id}>
+                <TaskCard task={task} courseId={course.id} isTeacher={isTeacher} />
               </li>
             ))}
           </ul>
         )
       }}
-    </QueryView>
+    </Loaded>
   )
 }
 
 export function HomeworkSection({ course, isTeacher }: SectionProps) {
+  const { t } = useT(WORKSPACE)
   const q = useCourseHomeworks(course.id)
-  const tree = useLearning(course.id)
-  const tasks = new Map(allTasks(tree.data).map((t) => [t.id, t]))
   return (
-    <QueryView query={q}>
+    <Loaded query={q}>
       {(list) =>
         list.items.length === 0 ? (
-          <Empty>No homework yet.</Empty>
+          <Empty>{t('homework.none')}</Empty>
         ) : (
           <ul className="plain tasks" data-testid="course-homework">
             {list.items.map((h) => (
               <li key={h.taskId}>
-                <HomeworkRow item={h} task={tasks.get(h.taskId)} courseId={course.id} isTeacher={isTeacher} since={q.dataUpdatedAt} />
+                <HomeworkRow item={h} courseId={course.id} isTeacher={isTeacher} since={q.dataUpdatedAt} />
               </li>
             ))}
           </ul>
         )
       }
-    </QueryView>
+    </Loaded>
   )
 }
 
-function HomeworkRow({ item, task, courseId, isTeacher, since }: { item: HomeworkItem; task?: Task; courseId: string; isTeacher: boolean; since: number }) {
+function HomeworkRow({ item, courseId, isTeacher, since }: { item: HomeworkItem; courseId: string; isTeacher: boolean; since: number }) {
+  const { t } = useT(WORKSPACE)
   const ref = useRef<HTMLDetailsElement>(null)
   const [open, setOpen] = useTaskDisclosure(item.taskId, ref)
+  const now = useNow()
+  const notStarted = item.status === 'NOT_STARTED' && new Date(item.startAt).getTime() > now
   return (
     <details ref={ref} className="task" data-task-id={item.taskId} open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>
@@ -211,35 +306,51 @@ function HomeworkRow({ item, task, courseId, isTeacher, since }: { item: Homewor
         <span className="task-tags">
           <StatusBadge status={item.status} />
           <span className="meta">
-            due <Time iso={item.dueAt} />
-            {item.status !== 'SUBMITTED' && item.status !== 'OVERDUE' && (
+            {notStarted ? (
+              t('next.opens', { relative: formatRelative((new Date(item.startAt).getTime() - now) / 1000) })
+            ) : (
               <>
-                {' '}
-                (<Countdown seconds={item.remainingSeconds} since={since} />)
+                {t('task.due')} <Time iso={item.dueAt} />
+                {item.status === 'IN_PROGRESS' && (
+                  <>
+                    {' '}
+                    (<Countdown seconds={item.remainingSeconds} since={since} />)
+                  </>
+                )}
               </>
             )}
           </span>
-          {isTeacher && item.studentCount != null && (
-            <span className="meta">
-              {item.submittedCount ?? 0}/{item.studentCount} submitted
-            </span>
-          )}
-          {!isTeacher && item.score != null && <Badge tone="ok">Score {formatScore(item.score)}</Badge>}
+          {isTeacher && item.studentCount != null && <span className="meta">{t('homework.submittedOf', { n: item.submittedCount ?? 0, total: item.studentCount })}</span>}
+          {!isTeacher && item.score != null && <Badge tone="ok">{t('score', { score: formatScore(item.score) })}</Badge>}
         </span>
       </summary>
-      {open &&
-        (task ? (
-          <TaskBody task={task} courseId={courseId} isTeacher={isTeacher} />
-        ) : (
-          <div className="task-body">
-            <Loading label="Loading the task…" />
-          </div>
-        ))}
+      {open && <HomeworkBody taskId={item.taskId} courseId={courseId} isTeacher={isTeacher} status={item.status} />}
     </details>
   )
 }
 
+/** The task behind a homework row comes from the learning tree; its failure is shown, with a retry. */
+function HomeworkBody({ taskId, courseId, isTeacher, status }: { taskId: string; courseId: string; isTeacher: boolean; status: HomeworkItem['status'] }) {
+  const { t } = useT(WORKSPACE)
+  const tree = useLearning(courseId)
+  return (
+    <Loaded query={tree} skeleton={<div className="task-body"><Skeleton lines={3} /></div>}>
+      {(data) => {
+        const task = allTasks(data).find((x) => x.id === taskId)
+        return task ? (
+          <TaskBody task={task} courseId={courseId} isTeacher={isTeacher} status={status} />
+        ) : (
+          <div className="task-body">
+            <Empty>{t('homework.gone')}</Empty>
+          </div>
+        )
+      }}
+    </Loaded>
+  )
+}
+
 export function GradesSection({ course, isTeacher }: SectionProps) {
+  const { t } = useT(WORKSPACE)
   const overview = useLearningOverview(course.id)
   const homeworks = useCourseHomeworks(course.id)
   const tree = useLearning(course.id)
@@ -248,64 +359,70 @@ export function GradesSection({ course, isTeacher }: SectionProps) {
     return (
       <>
         <p>
-          <Link to={`/courses/${course.id}/manage?tab=grades`}>Open the full grade overview (with CSV download)</Link>
+          <Link to={`/courses/${course.id}/manage?tab=grades`}>{t('grades.fullOverview')}</Link>
         </p>
-        <QueryView query={overview}>{(rows) => <LearningOverviewTable rows={rows} />}</QueryView>
+        <Loaded query={overview}>{(rows) => <LearningOverviewTable rows={rows} />}</Loaded>
       </>
     )
   }
   const mine = overview.data?.[0]
-  const graded = allTasks(tree.data).filter((t) => t.taskKind === 'HOMEWORK' || t.taskType === 'QUIZ')
   return (
     <>
-      {mine && (
-        <dl className="stats">
-          <div>
-            <dt>Tasks</dt>
-            <dd>{mine.totalTasks}</dd>
-          </div>
-          <div>
-            <dt>Submitted</dt>
-            <dd>{mine.submittedTasks}</dd>
-          </div>
-          <div>
-            <dt>Graded</dt>
-            <dd>{mine.gradedTasks}</dd>
-          </div>
-          <div>
-            <dt>Average score</dt>
-            <dd>{formatScore(mine.averageScore)}</dd>
-          </div>
-        </dl>
-      )}
-      <h3>Homework and quizzes</h3>
-      {tree.isPending ? (
-        <Loading />
-      ) : graded.length === 0 ? (
-        <Empty>No graded work yet.</Empty>
-      ) : (
-        <ul className="plain tasks">
-          {graded.map((t) => (
-            <li key={t.id}>
-              <FeedbackRow task={t} courseId={course.id} score={homeworks.data?.items.find((h) => h.taskId === t.id)?.score ?? null} />
-            </li>
-          ))}
-        </ul>
-      )}
-      <h3>Experiments</h3>
-      <QueryView query={experiments}>
+      <Loaded query={tree} skeleton={<Skeleton lines={2} />}>
+        {(data) => {
+          const graded = allTasks(data).filter(isSubmittable)
+          return (
+            <>
+              {/* Progress counts only what can be handed in: reading and video materials cannot. */}
+              <dl className="stats" data-testid="progress">
+                <div>
+                  <dt>{t('grades.toHandIn')}</dt>
+                  <dd>{graded.length}</dd>
+                </div>
+                <div>
+                  <dt>{t('grades.submitted')}</dt>
+                  <dd>{mine ? mine.submittedTasks : '…'}</dd>
+                </div>
+                <div>
+                  <dt>{t('grades.graded')}</dt>
+                  <dd>{mine ? mine.gradedTasks : '…'}</dd>
+                </div>
+                <div>
+                  <dt>{t('grades.average')}</dt>
+                  <dd>{mine ? formatScore(mine.averageScore) : '…'}</dd>
+                </div>
+              </dl>
+              {overview.error && <Failure error={overview.error} onRetry={() => void overview.refetch()} />}
+              <h3>{t('grades.homeworkAndQuizzes')}</h3>
+              {graded.length === 0 ? (
+                <Empty>{t('grades.nothingToHandIn')}</Empty>
+              ) : (
+                <ul className="plain tasks">
+                  {graded.map((task) => (
+                    <li key={task.id}>
+                      <FeedbackRow task={task} courseId={course.id} score={homeworks.data?.items.find((h) => h.taskId === task.id)?.score ?? null} />
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </>
+          )
+        }}
+      </Loaded>
+      <h3>{moduleLabel('EXPERIMENTS')}</h3>
+      <Loaded query={experiments}>
         {(list) =>
           list.length === 0 ? (
-            <Empty>No experiments.</Empty>
+            <Empty>{t('experiments.none')}</Empty>
           ) : (
-            <TableWrap label="My experiment grades">
+            <TableWrap label={t('grades.experimentTable')}>
               <table>
                 <thead>
                   <tr>
-                    <th scope="col">Experiment</th>
-                    <th scope="col">Submitted</th>
-                    <th scope="col">Score</th>
-                    <th scope="col">Feedback</th>
+                    <th scope="col">{t('grades.experiment')}</th>
+                    <th scope="col">{t('grades.submitted')}</th>
+                    <th scope="col">{t('submission.score')}</th>
+                    <th scope="col">{t('grades.feedback')}</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -317,18 +434,19 @@ export function GradesSection({ course, isTeacher }: SectionProps) {
             </TableWrap>
           )
         }
-      </QueryView>
+      </Loaded>
     </>
   )
 }
 
 function FeedbackRow({ task, courseId, score }: { task: Task; courseId: string; score: number | null }) {
+  const { t } = useT(WORKSPACE)
   const [open, setOpen] = useState(false)
   return (
     <details className="task" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>
         <span className="task-title">{task.title}</span>
-        <span className="task-tags">{score != null && <Badge tone="ok">Score {formatScore(score)}</Badge>}</span>
+        <span className="task-tags">{score != null && <Badge tone="ok">{t('score', { score: formatScore(score) })}</Badge>}</span>
       </summary>
       {open && <FeedbackBody task={task} courseId={courseId} />}
     </details>
@@ -336,19 +454,19 @@ function FeedbackRow({ task, courseId, score }: { task: Task; courseId: string; 
 }
 
 function FeedbackBody({ task, courseId }: { task: Task; courseId: string }) {
+  const { t } = useT(WORKSPACE)
   const subs = useTaskSubmissions(courseId, task.id)
   return (
     <div className="task-body">
-      <QueryView query={subs}>
-        {(list) =>
-          list[0] ? <SubmissionSummary submission={list[0]} questions={task.questions ?? []} attempts={list.length} /> : <Empty>You have not submitted this yet.</Empty>
-        }
-      </QueryView>
+      <Loaded query={subs}>
+        {(list) => (list[0] ? <SubmissionSummary submission={list[0]} questions={task.questions ?? []} attempts={list.length} /> : <Empty>{t('grades.notSubmitted')}</Empty>)}
+      </Loaded>
     </div>
   )
 }
 
 function ExperimentGradeRow({ experiment }: { experiment: Experiment }) {
+  const { t } = useT(WORKSPACE)
   const latest = useExperimentLatest(experiment.id)
   const s = latest.data
   return (
@@ -356,7 +474,7 @@ function ExperimentGradeRow({ experiment }: { experiment: Experiment }) {
       <th scope="row">
         <Link to={`/experiments/${experiment.id}?courseId=${experiment.courseId}`}>{experiment.title}</Link>
       </th>
-      <td>{latest.isPending ? '…' : s ? <Time iso={s.submittedAt} /> : 'not yet'}</td>
+      <td>{latest.isPending ? '…' : latest.error ? t('grades.unavailable') : s ? <Time iso={s.submittedAt} /> : t('grades.notYet')}</td>
       <td>{s?.score != null ? formatScore(s.score) : '—'}</td>
       <td>{s?.feedback ? <RichText html={s.feedback} /> : '—'}</td>
     </tr>
@@ -364,17 +482,18 @@ function ExperimentGradeRow({ experiment }: { experiment: Experiment }) {
 }
 
 export function LearningOverviewTable({ rows }: { rows: { userId: string; username: string; displayName: string; totalTasks: number; submittedTasks: number; gradedTasks: number; averageScore: number | null }[] }) {
-  if (rows.length === 0) return <Empty>No students yet.</Empty>
+  const { t } = useT(WORKSPACE)
+  if (rows.length === 0) return <Empty>{t('grades.noStudents')}</Empty>
   return (
-    <TableWrap label="Learning progress per student">
+    <TableWrap label={t('grades.progressTable')}>
       <table>
         <thead>
           <tr>
-            <th scope="col">Student</th>
-            <th scope="col">Tasks</th>
-            <th scope="col">Submitted</th>
-            <th scope="col">Graded</th>
-            <th scope="col">Average</th>
+            <th scope="col">{t('grades.student')}</th>
+            <th scope="col">{t('grades.tasks')}</th>
+            <th scope="col">{t('grades.submitted')}</th>
+            <th scope="col">{t('grades.graded')}</th>
+            <th scope="col">{t('grades.average')}</th>
           </tr>
         </thead>
         <tbody>
@@ -396,45 +515,47 @@ export function LearningOverviewTable({ rows }: { rows: { userId: string; userna
 }
 
 export function ExperimentsSection({ course }: SectionProps) {
+  const { t } = useT(WORKSPACE)
   const q = useExperiments(course.id)
   return (
-    <QueryView query={q}>
+    <Loaded query={q}>
       {(list) =>
         list.length === 0 ? (
-          <Empty>No experiments yet.</Empty>
+          <Empty>{t('experiments.none')}</Empty>
         ) : (
           <ul className="plain stack">
             {list.map((e) => (
               <li key={e.id} className="row-item">
                 <Link to={`/experiments/${e.id}?courseId=${course.id}`}>{e.title}</Link>{' '}
                 <span className="meta">
-                  due <Time iso={e.dueAt} />
+                  {t('task.due')} <Time iso={e.dueAt} />
                 </span>
               </li>
             ))}
           </ul>
         )
       }
-    </QueryView>
+    </Loaded>
   )
 }
 
 export function ResourcesSection({ course }: SectionProps) {
+  const { t } = useT(WORKSPACE)
   const q = useResources(course.id)
   return (
-    <QueryView query={q}>
+    <Loaded query={q}>
       {(list) =>
         list.length === 0 ? (
-          <Empty>No resources yet.</Empty>
+          <Empty>{t('resources.none')}</Empty>
         ) : (
-          <TableWrap label="Course resources">
-            <table>
+          <TableWrap label={t('resources.table')}>
+            <table className="resources">
               <thead>
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Category</th>
-                  <th scope="col">Size</th>
+                  <th scope="col">{t('resources.name')}</th>
+                  <th scope="col">{t('resources.type')}</th>
+                  <th scope="col">{t('resources.category')}</th>
+                  <th scope="col">{t('resources.size')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -442,18 +563,16 @@ export function ResourcesSection({ course }: SectionProps) {
                   <tr key={r.id}>
                     <th scope="row">
                       {r.type === 'FILE' ? (
-                        <a href={r.fileUrl ?? `${API_BASE}/resources/${r.id}/file`} download>
-                          {r.name}
-                        </a>
+                        <FilePreview url={`${API_BASE}/resources/${r.id}/file`} name={r.name} contentType={r.contentType} />
                       ) : isHttpUrl(r.externalUrl) ? (
                         <a href={r.externalUrl} target="_blank" rel="noopener noreferrer">
-                          {r.name} <span className="sr-only">(opens in a new tab)</span>
+                          {r.name} <span className="sr-only">{t('newTab')}</span>
                         </a>
                       ) : (
                         r.name
                       )}
                     </th>
-                    <td>{r.type === 'FILE' ? 'File' : r.type === 'VIDEO' ? 'Video' : 'Link'}</td>
+                    <td>{t(`resources.kind.${r.type}`)}</td>
                     <td>{r.category || '—'}</td>
                     <td>{r.type === 'FILE' ? formatBytes(r.fileSize) : '—'}</td>
                   </tr>
@@ -463,6 +582,6 @@ export function ResourcesSection({ course }: SectionProps) {
           </TableWrap>
         )
       }
-    </QueryView>
+    </Loaded>
   )
 }

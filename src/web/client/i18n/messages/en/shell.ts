@@ -1,0 +1,67 @@
+/** English, namespace `shell`: the frame of logged-in pages, error pages and the shared widgets of the student side. */
+export default {
+  skipToContent: 'Skip to content',
+  checkingLogin: 'Checking your login…',
+  redirecting: 'Redirecting to the login page…',
+  loading: 'Loading…',
+  nav: {
+    label: 'Main',
+    courses: 'Courses',
+    homework: 'Homework',
+    messages: 'Messages',
+    unreadReminders_one: '({{count}} unread reminder)',
+    unreadReminders_other: '({{count}} unread reminders)',
+    unread: 'unread',
+  },
+  user: {
+    teacher: 'Teacher',
+    student: 'Student',
+    logOut: 'Log out',
+  },
+  routeError: {
+    title: 'Something went wrong',
+    body: 'The page could not be shown. If this keeps happening, reload the page.',
+    reload: 'Reload',
+    unknown: 'Unknown error',
+  },
+  notFound: {
+    title: 'Page not found',
+    body: 'There is no page at this address. It may have moved, or the link may be mistyped.',
+  },
+  goToCourses: 'Go to my courses',
+  failure: {
+    missing: {
+      thing: 'This page does not exist.',
+      course: 'This course does not exist.',
+      experiment: 'This experiment does not exist.',
+      task: 'This task does not exist.',
+      detail: 'The link may be mistyped or out of date, or it was deleted.',
+    },
+    forbidden: {
+      thing: "You don't have access to this.",
+      course: "You are not a member of this course.",
+      experiment: "This experiment belongs to a course you are not a member of.",
+      task: "This task belongs to a course you are not a member of.",
+      detail: 'Ask the teacher for the invite code, or log in with the account you use for this course.',
+    },
+  },
+  module: {
+    OVERVIEW: 'Overview',
+    LEARNING: 'Learning content',
+    HOMEWORK: 'Homework',
+    QUIZ: 'Quizzes',
+    GRADES: 'Grades and feedback',
+    EXPERIMENTS: 'Experiments',
+    RESOURCES: 'Resources',
+    ANNOUNCEMENTS: 'Announcements',
+  },
+  file: {
+    choose: 'Choose a file',
+    none: 'No file chosen',
+    preview: 'Preview',
+    hidePreview: 'Hide preview',
+    openInTab: 'Open in a new tab',
+    download: 'Download the file',
+    pdfTitle: 'PDF: {{name}}',
+  },
+}

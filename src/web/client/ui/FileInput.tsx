@@ -1,0 +1,54 @@
+import { forwardRef, useId, useState, type InputHTMLAttributes } from 'react'
+import { useT } from '../i18n/index.ts'
+import '../layout/shell.ts'
+import { formatBytes } from './time.tsx'
+
+/**
+ * A file input that looks like the other controls: the native input stays (keyboard, screen
+ * readers, drag and drop onto it) but is drawn as a button with the chosen file's name.
+ */
+export const FileInput = forwardRef<HTMLInputElement, Omit<InputHTMLAttributes<HTMLInputElement>, 'type'> & { label: string; error?: string; hint?: string }>(
+  function FileInput({ label, error, hint, id: givenId, onChange, ...rest }, ref) {
+    const { t } = useT('shell')
+    const auto = useId()
+    const id = givenId ?? auto
+    const [chosen, setChosen] = useState<{ name: string; size: number } | null>(null)
+    const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined
+    return (
+      <div className={`field file-field${error ? ' has-error' : ''}`}>
+        <label htmlFor={id}>{label}</label>
+        <div className="file-input">
+          <input
+            {...rest}
+            ref={ref}
+            id={id}
+            type="file"
+            aria-invalid={error ? true : undefined}
+            aria-describedby={described}
+            onChange={(e) => {
+              const f = e.target.files?.[0]
+              setChosen(f ? { name: f.name, size: f.size } : null)
+              onChange?.(e)
+            }}
+          />
+          <span className="btn file-input-button" aria-hidden="true">
+            {t('file.choose')}
+          </span>
+          <span className="file-input-name" aria-hidden="true">
+            {chosen ? `${chosen.name} (${formatBytes(chosen.size)})` : t('file.none')}
+          </span>
+        </div>
+        {hint && (
+          <p className="hint" id={`${id}-hint`}>
+            {hint}
+          </p>
+        )}
+        {error && (
+          <p className="field-error" id={`${id}-error`}>
+            {error}
+          </p>
+        )}
+      </div>
+    )
+  },
+)
