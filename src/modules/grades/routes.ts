@@ -14,8 +14,8 @@ export function gradeRoutes(deps: Deps) {
     .get(
       '/courses/:courseId/grades/overview',
       async ({ course }) => {
-        const { students } = await service.overview(sql, course.id)
-        return ok({ students })
+        const { columns, students } = await service.overview(sql, course.id)
+        return ok({ columns, students })
       },
       {
         course: 'teacher',
@@ -24,7 +24,7 @@ export function gradeRoutes(deps: Deps) {
         detail: {
           summary: 'Per-student grade overview (course teacher)',
           description:
-            'Every student of the course. Counts cover the newest submission per learning task and per experiment; `averageScore` is over the graded ones (null when none). `experiments` lists the newest submission of each experiment the student submitted.',
+            'Every student of the course. Counts cover the newest submission per learning task and per experiment; `averageScore` is over the graded ones (null when none). `experiments` lists the newest submission of each experiment the student submitted. Gradebook: `columns` lists every homework/quiz and experiment, and each student\'s `cells` maps a column id to the score of the newest submission (null when none or ungraded). Scores are shown rounded to one decimal, half up (the CSV uses the same rule).',
         },
       },
     )
@@ -47,7 +47,7 @@ export function gradeRoutes(deps: Deps) {
         detail: {
           summary: 'Grade overview as CSV (course teacher)',
           description:
-            'The same data as a spreadsheet: UTF-8 with a byte-order mark, RFC 4180 (comma-separated, CRLF, quotes doubled). Columns: User ID, Username, Display name, Submissions, Graded, Average score, then per experiment (by due date) "<title>: score" and "<title>: submitted at". Text cells starting with = + - @ tab or CR are prefixed with an apostrophe so spreadsheets do not run them as formulas.',
+            'The same data as a spreadsheet: UTF-8 with a byte-order mark, RFC 4180 (comma-separated, CRLF, quotes doubled). Columns: User ID, Username, Display name, Submissions, Graded, Average score, then "<title>: score" per homework/quiz (course order), then per experiment (by due date) "<title>: score" and "<title>: submitted at". Scores are rounded to one decimal, half up, like the grade table on screen. Text cells starting with = + - @ tab or CR are prefixed with an apostrophe so spreadsheets do not run them as formulas.',
           responses: {
             200: {
               description: 'The CSV file, as an attachment.',
