@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api, fieldErrors } from '../api.ts'
-import type { TabProps } from '../pages/Manage.tsx'
+import type { TabProps } from './types.ts'
 import { keys, useAnnouncements } from '../queries.ts'
 import type { Announcement } from '../types.ts'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'

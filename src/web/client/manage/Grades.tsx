@@ -1,5 +1,5 @@
 import { API_BASE } from '../api.ts'
-import type { TabProps } from '../pages/Manage.tsx'
+import type { TabProps } from './types.ts'
 import { useGrades, useLearningOverview } from '../queries.ts'
 import { TableWrap } from '../ui/form.tsx'
 import { Empty, QueryView } from '../ui/Notice.tsx'

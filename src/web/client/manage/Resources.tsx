@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useRef, useState, type FormEvent } from 'react'
 import { fieldErrors, upload } from '../api.ts'
-import type { TabProps } from '../pages/Manage.tsx'
+import type { TabProps } from './types.ts'
 import { keys } from '../queries.ts'
 import type { Resource, ResourceType } from '../types.ts'
 import { SelectField, TextField } from '../ui/form.tsx'

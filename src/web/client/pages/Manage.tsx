@@ -8,14 +8,10 @@ import { GradingTab } from '../manage/Grading.tsx'
 import { LearningTab } from '../manage/Learning.tsx'
 import { ModulesTab } from '../manage/Modules.tsx'
 import { ResourcesTab } from '../manage/Resources.tsx'
+import type { TabProps } from '../manage/types.ts'
 import { useCourse, useMe } from '../queries.ts'
-import type { Course } from '../types.ts'
 import { CopyButton } from '../ui/CopyButton.tsx'
 import { ErrorNotice, Loading } from '../ui/Notice.tsx'
-
-export interface TabProps {
-  course: Course
-}
 
 const TABS: { key: string; label: string; Component: ComponentType<TabProps> }[] = [
   { key: 'learning', label: 'Learning structure', Component: LearningTab },
