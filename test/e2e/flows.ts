@@ -201,7 +201,15 @@ export async function teacherToolsFlow(env: FlowEnv, r: FlowResult) {
   await tp.keyboard.type('chapter 1')
   await tp.getByRole('button', { name: 'Bold' }).click()
   await tp.keyboard.type(' before Monday.')
+  // Publishing notifies every student: the teacher confirms, told how many.
+  const confirmed = new Promise<string>((resolve) =>
+    tp.once('dialog', (d) => {
+      resolve(d.message())
+      void d.accept()
+    }),
+  )
   await tp.getByRole('button', { name: 'Publish' }).click()
+  expect(await confirmed).toBe('Publish this announcement? 1 student will be notified.')
   await tp.locator('.announcement strong').filter({ hasText: 'chapter 1' }).waitFor()
   expect(await tp.locator('.announcement .rich').first().textContent()).toBe('Read chapter 1 before Monday.')
   await visit(env, tp, 'manage-announcements')
