@@ -186,6 +186,113 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     expectNoErrors(tab)
   }, 60_000)
 
+  test('teacher tools: settings, class list, announcement with the number notified, edits, deletes, type fixed after submissions, unsaved-changes warning', async () => {
+    const tab = await teacherTab()
+    const p = tab.page
+    const dialogs: string[] = []
+    let answer = true
+    p.on('dialog', (d) => {
+      dialogs.push(d.message())
+      void (d.type() === 'beforeunload' || answer ? d.accept() : d.dismiss())
+    })
+
+    // Class list: every student.
+    await p.goto(`/courses/${courseId}/manage?tab=classList`)
+    await p.getByTestId('class-list').getByText('Chen Jie').waitFor()
+    expect(await p.getByTestId('class-list').locator('tbody tr').count()).toBe(3)
+    await p.getByText('3 students').waitFor()
+    await expectAccessible(p, 'class list')
+
+    // Settings: rename, close joining (a student's join is refused), replace the code.
+    await p.getByRole('link', { name: 'Settings' }).click()
+    await p.getByLabel('Course title').fill('Databases 2026')
+    await p.getByRole('button', { name: 'Save details' }).click()
+    await p.getByText('Course details saved.').waitFor()
+    await p.getByRole('heading', { name: 'Manage Databases 2026', level: 1 }).waitFor()
+    const oldCode = (await p.getByTestId('settings-invite-code').textContent())!.trim()
+    await p.getByLabel('Students can join with the invite code').uncheck()
+    await p.getByText('Joining is closed: the code is refused until you open it again.').waitFor()
+    const latecomer = await signUp(server.api, 'STUDENT', 'Dana')
+    const refused = await server.api.post('/courses/join', { token: latecomer.token, json: { inviteCode: oldCode } })
+    expect([refused.status, refused.code]).toEqual([409, 40903])
+    await p.getByLabel('Students can join with the invite code').check()
+    await p.getByText('Anyone with the code can join.').waitFor()
+    await p.getByRole('button', { name: 'Replace the invite code' }).click()
+    await p.getByText('New invite code ready.').waitFor()
+    expect(dialogs.pop()).toContain('The old code stops working at once')
+    expect((await p.getByTestId('settings-invite-code').textContent())!.trim()).not.toBe(oldCode)
+    await expectAccessible(p, 'course settings')
+
+    // Announcement: the confirmation says how many students are notified; edit, then delete.
+    await p.getByRole('link', { name: 'Announcements' }).click()
+    const form = p.getByRole('form', { name: 'New announcement' })
+    await form.getByLabel('Title').fill('Exam date')
+    await form.getByRole('textbox', { name: 'Message' }).click()
+    await p.keyboard.type('The exam is on Friday.')
+    await form.getByText('Publishing notifies 3 students.').waitFor()
+    answer = false
+    await form.getByRole('button', { name: 'Publish' }).click()
+    expect(dialogs.pop()).toBe('Publish this announcement? 3 students will be notified.')
+    expect(await p.getByTestId('announcement').count()).toBe(0)
+    answer = true
+    await form.getByRole('button', { name: 'Publish' }).click()
+    await p.getByTestId('announcement').getByText('Exam date').waitFor()
+    await p.getByRole('button', { name: 'Edit announcement Exam date' }).click()
+    const edit = p.getByRole('form', { name: 'Edit announcement Exam date' })
+    await edit.getByLabel('Title').fill('Exam date moved')
+    await edit.getByRole('button', { name: 'Save' }).click()
+    await p.getByTestId('announcement').getByText('Exam date moved').waitFor()
+    await p.getByRole('button', { name: 'Delete announcement Exam date moved' }).click()
+    await p.getByTestId('announcement').waitFor({ state: 'detached' })
+    expect(dialogs.pop()).toContain('Delete the announcement "Exam date moved"?')
+
+    // Experiment: publish, then edit the title.
+    await p.getByRole('link', { name: 'Experiments' }).click()
+    const newLab = p.getByRole('form', { name: 'New experiment' })
+    await newLab.getByLabel('Title').fill('Index lab')
+    await newLab.getByRole('textbox', { name: 'Description' }).click()
+    await p.keyboard.type('Measure a query with and without an index.')
+    await newLab.getByRole('button', { name: 'Publish experiment' }).click()
+    await p.getByRole('link', { name: 'Index lab' }).waitFor()
+    await p.getByRole('button', { name: 'Edit experiment Index lab' }).click()
+    await p.getByRole('form', { name: 'Edit experiment Index lab' }).getByLabel('Title').fill('Index lab (B-trees)')
+    await p.getByRole('form', { name: 'Edit experiment Index lab' }).getByRole('button', { name: 'Save' }).click()
+    await p.getByRole('link', { name: 'Index lab (B-trees)' }).waitFor()
+    await expectAccessible(p, 'experiments')
+
+    // Learning: the quiz has submissions, so its type is fixed in the edit form; deleting it is refused (409).
+    await p.getByRole('link', { name: 'Learning structure' }).click()
+    await p.getByRole('button', { name: 'Edit: Keys quiz' }).click()
+    await p.getByTestId('type-locked').getByText('Students have already submitted work, so the type can no longer change.').waitFor()
+    expect(await p.getByRole('form', { name: 'Edit Keys quiz' }).getByLabel('Material', { exact: true }).count()).toBe(0)
+    // Unsaved changes: leaving asks first; staying keeps the edit.
+    await p.getByRole('form', { name: 'Edit Keys quiz' }).getByLabel('Task title').fill('Keys quiz (edited)')
+    answer = false
+    await p.getByRole('link', { name: 'Announcements' }).click()
+    expect(dialogs.pop()).toBe('You have unsaved changes. Leave this page and lose them?')
+    expect(p.url()).toContain('tab=learning')
+    expect(await p.getByRole('form', { name: 'Edit Keys quiz' }).getByLabel('Task title').inputValue()).toBe('Keys quiz (edited)')
+    answer = true
+    await p.getByRole('form', { name: 'Edit Keys quiz' }).getByRole('button', { name: 'Cancel' }).click()
+    await p.getByRole('button', { name: 'Delete task Keys quiz' }).click()
+    await p.getByText(/already submitted/i).first().waitFor()
+    // A task nobody submitted goes; so does its knowledge point and unit when empty.
+    const unit = await createUnit(server.api, `/courses/${courseId}/learning`, teacher, 'Scratch unit')
+    const point = await createPoint(server.api, `/courses/${courseId}/learning`, teacher, unit.id, 'Scratch point')
+    await createTask(server.api, `/courses/${courseId}/learning`, teacher, point.id, { title: 'Scratch task', taskType: 'MEDIA', materialType: 'TEXT', content: '<p>x</p>' })
+    await p.reload()
+    await p.getByRole('button', { name: 'Delete task Scratch task' }).click()
+    await p.getByText('Scratch task').waitFor({ state: 'detached' })
+    await p.getByRole('button', { name: 'Delete knowledge point Scratch point' }).click()
+    await p.getByRole('heading', { name: 'Scratch point' }).waitFor({ state: 'detached' })
+    await p.getByRole('button', { name: 'Delete unit Scratch unit' }).click()
+    await p.getByRole('heading', { name: /Scratch unit/ }).waitFor({ state: 'detached' })
+    const tree = await server.api.get(`/courses/${courseId}/learning`, { token: teacher.token })
+    expect(tree.data.units.map((u: any) => u.title)).toEqual(['The relational model'])
+    await expectAccessible(p, 'learning structure')
+    expectNoErrors(tab)
+  }, 120_000)
+
   test('phone width: grading and gradebook fit 390 px, pass axe', async () => {
     const tab = await teacherTab({ width: 390, height: 844 })
     const p = tab.page
