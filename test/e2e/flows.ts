@@ -131,8 +131,12 @@ export async function fullFlow(env: FlowEnv): Promise<FlowResult> {
   // Teacher: grade the written answer.
   await tp.goto(`/courses/${courseId}/manage?tab=grading`)
   await tp.getByLabel('What to grade').selectOption({ label: `${hwTitle} (homework)` })
-  const sub = tp.getByTestId('task-submissions').locator(':scope > li').first()
+  const sub = tp.getByTestId('task-submission')
   await sub.getByText('They keep references between tables consistent.').waitFor()
+  // Per question: half a point of one for the short answer, then the teacher overrides the total.
+  await sub.getByLabel('Points for question 2 (0–1)').fill('0.5')
+  await sub.getByText('Computed score: 75 / 100').waitFor()
+  await sub.getByLabel('Override the computed score').check()
   await sub.getByLabel('Score (0–100)').fill('90')
   await sub.getByRole('textbox', { name: 'Feedback' }).click()
   await tp.keyboard.type('Well argued. ')
@@ -197,7 +201,15 @@ export async function teacherToolsFlow(env: FlowEnv, r: FlowResult) {
   await tp.keyboard.type('chapter 1')
   await tp.getByRole('button', { name: 'Bold' }).click()
   await tp.keyboard.type(' before Monday.')
+  // Publishing notifies every student: the teacher confirms, told how many.
+  const confirmed = new Promise<string>((resolve) =>
+    tp.once('dialog', (d) => {
+      resolve(d.message())
+      void d.accept()
+    }),
+  )
   await tp.getByRole('button', { name: 'Publish' }).click()
+  expect(await confirmed).toBe('Publish this announcement? 1 student will be notified.')
   await tp.locator('.announcement strong').filter({ hasText: 'chapter 1' }).waitFor()
   expect(await tp.locator('.announcement .rich').first().textContent()).toBe('Read chapter 1 before Monday.')
   await visit(env, tp, 'manage-announcements')

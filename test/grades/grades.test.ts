@@ -14,6 +14,7 @@ let alice: Account
 let mallory: Account
 let chen: Account
 const e: Record<string, string> = {}
+const t: Record<string, string> = {}
 const sub: Record<string, { id: string; submittedAt: string }> = {}
 
 async function experiment(title: string, dueAt: string) {
@@ -42,8 +43,10 @@ beforeAll(async () => {
   // Learning tasks: Alice's newest answer to T1 is ungraded (an older one was graded), T2 graded 90.
   const { pointId } = await insertPoint(ctx.deps.sql, w.course.id)
   const window = { startAt: new Date('2026-11-20T00:00:00Z'), dueAt: new Date('2026-12-20T00:00:00Z') }
-  const t1 = await insertHomework(ctx.deps.sql, w.course.id, pointId, window)
-  const t2 = await insertHomework(ctx.deps.sql, w.course.id, pointId, window)
+  const t1 = await insertHomework(ctx.deps.sql, w.course.id, pointId, { ...window, title: 'T1' })
+  const t2 = await insertHomework(ctx.deps.sql, w.course.id, pointId, { ...window, title: 'T2' })
+  t.t1 = t1.id
+  t.t2 = t2.id
   const old = await insertSubmission(ctx.deps.sql, t1.id, w.course.id, alice.id, new Date('2026-11-21T00:00:00Z'))
   await gradeLearning(old.id, 50)
   await insertSubmission(ctx.deps.sql, t1.id, w.course.id, alice.id, new Date('2026-11-21T12:00:00Z'))
@@ -76,7 +79,15 @@ describe('GET /courses/{courseId}/grades/overview', () => {
     expect(res.status).toBe(200)
     expect(res.code).toBe(0)
     const who = (u: Account) => ({ userId: u.id, username: u.username })
+    const cells = (c: Record<string, number | null>) => ({ [t.t1!]: null, [t.t2!]: null, [e.e1!]: null, [e.e2!]: null, [e.e3!]: null, ...c })
     expect(res.data).toEqual({
+      columns: [
+        { id: t.t1, kind: 'TASK', title: 'T1', dueAt: '2026-12-20T00:00:00.000Z' },
+        { id: t.t2, kind: 'TASK', title: 'T2', dueAt: '2026-12-20T00:00:00.000Z' },
+        { id: e.e1, kind: 'EXPERIMENT', title: '+SUM(A1)', dueAt: '2026-12-01T00:00:00.000Z' },
+        { id: e.e2, kind: 'EXPERIMENT', title: 'Circuit', dueAt: '2026-12-10T00:00:00.000Z' },
+        { id: e.e3, kind: 'EXPERIMENT', title: 'Optics', dueAt: '2026-12-20T00:00:00.000Z' },
+      ],
       students: [
         {
           ...who(mallory),
@@ -95,6 +106,7 @@ describe('GET /courses/{courseId}/grades/overview', () => {
               gradedAt: null,
             },
           ],
+          cells: cells({}),
         },
         {
           ...who(alice),
@@ -113,8 +125,10 @@ describe('GET /courses/{courseId}/grades/overview', () => {
               gradedAt: expect.any(String),
             },
           ],
+          // T1's newest answer is ungraded (the older graded one does not count).
+          cells: cells({ [t.t2!]: 90, [e.e1!]: 80 }),
         },
-        { ...who(chen), displayName: 'Chen, 陈', submissionCount: 0, gradedCount: 0, averageScore: null, experiments: [] },
+        { ...who(chen), displayName: 'Chen, 陈', submissionCount: 0, gradedCount: 0, averageScore: null, experiments: [], cells: cells({}) },
       ],
       total: 3,
       page: 1,
@@ -138,7 +152,7 @@ describe('GET /courses/{courseId}/grades/overview', () => {
   test('a course without students has an empty overview', async () => {
     const c = await insertCourse(ctx.deps.sql, w.teacher.id, 'Empty')
     const res = await ctx.api.get(`/courses/${c.id}/grades/overview`, { token: w.teacher.token })
-    expect(res.data).toEqual({ students: [], total: 0, page: 1, pageSize: null })
+    expect(res.data).toEqual({ columns: [], students: [], total: 0, page: 1, pageSize: null })
   })
 
   const refusals: [string, () => string, () => string, number][] = [
@@ -175,10 +189,10 @@ describe('GET /courses/{courseId}/grades/overview.csv', () => {
     const lines = text.slice(1).split('\r\n')
     expect(lines.pop()).toBe('')
     expect(lines).toEqual([
-      "User ID,Username,Display name,Submissions,Graded,Average score,'+SUM(A1): score,'+SUM(A1): submitted at,Circuit: score,Circuit: submitted at,Optics: score,Optics: submitted at",
-      `${mallory.id},${mallory.username},"'=HYPERLINK(""http://evil"",""x"")",1,0,,,,,${sub.malloryE2!.submittedAt},,`,
-      `${alice.id},${alice.username},Alice,3,2,85,80,${sub.aliceE1!.submittedAt},,,,`,
-      `${chen.id},${chen.username},"Chen, 陈",0,0,,,,,,,`,
+      "User ID,Username,Display name,Submissions,Graded,Average score,T1: score,T2: score,'+SUM(A1): score,'+SUM(A1): submitted at,Circuit: score,Circuit: submitted at,Optics: score,Optics: submitted at",
+      `${mallory.id},${mallory.username},"'=HYPERLINK(""http://evil"",""x"")",1,0,,,,,,,${sub.malloryE2!.submittedAt},,`,
+      `${alice.id},${alice.username},Alice,3,2,85,,90,80,${sub.aliceE1!.submittedAt},,,,`,
+      `${chen.id},${chen.username},"Chen, 陈",0,0,,,,,,,,,`,
     ])
   })
 

@@ -23,7 +23,30 @@ export const StudentGrades = z
     gradedCount: z.number().int().meta({ description: 'Of those newest submissions, how many are graded.' }),
     averageScore: z.number().nullable().meta({ description: 'Mean score of the graded newest submissions (2 decimals); null when none.' }),
     experiments: z.array(ExperimentGrade).meta({ description: "The student's newest submission per submitted experiment, by experiment due date." }),
+    cells: z
+      .record(z.string(), z.number().nullable())
+      .meta({
+        description:
+          'The gradebook row: for every column id of `columns`, the score of the newest submission (null when not submitted or not graded yet). Shown rounded to one decimal, half up, as in the CSV.',
+      }),
   })
   .meta({ id: 'StudentGrades' })
 
-export const GradeOverview = z.object({ students: z.array(StudentGrades), ...pageFields }).meta({ id: 'GradeOverview' })
+export const GradeColumn = z
+  .object({
+    id: Uuid.meta({ description: 'The task or experiment id; the key of `cells`.' }),
+    kind: z.enum(['TASK', 'EXPERIMENT']),
+    title: z.string(),
+    dueAt: IsoDateTime.nullable(),
+  })
+  .meta({ id: 'GradeColumn' })
+
+export const GradeOverview = z
+  .object({
+    columns: z
+      .array(GradeColumn)
+      .meta({ description: 'Gradebook columns: every homework and quiz of the course (course order), then every experiment (by due date).' }),
+    students: z.array(StudentGrades),
+    ...pageFields,
+  })
+  .meta({ id: 'GradeOverview' })

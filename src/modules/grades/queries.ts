@@ -63,6 +63,28 @@ export async function newestExperimentSubmissions(sql: TxSql, courseId: string, 
 }
 
 export async function courseExperiments(sql: TxSql, courseId: string) {
-  return sql<{ id: string; title: string }[]>`
-    select id, title from experiments where course_id = ${courseId} order by due_at, id`
+  return sql<{ id: string; title: string; due_at: Date }[]>`
+    select id, title, due_at from experiments where course_id = ${courseId} order by due_at, id`
+}
+
+/** The gradebook's task columns: homework and quizzes (what students hand in), in course order. */
+export async function gradedTasks(sql: TxSql, courseId: string) {
+  return sql<{ id: string; title: string; due_at: Date | null }[]>`
+    select t.id, t.title, t.due_at
+      from learning_tasks t
+      join knowledge_points p on p.id = t.point_id
+      join learning_units lu on lu.id = p.unit_id
+     where t.course_id = ${courseId} and (t.task_kind = 'HOMEWORK' or t.task_type = 'QUIZ')
+     order by lu.sort_order, lu.id, p.sort_order, p.id, t.sort_order, t.id`
+}
+
+/** Every student's newest learning submission per task of the course: its score (null while ungraded). */
+/** The newest score per (task, student) of the course, or of the listed students only (one page). */
+export async function newestTaskScores(sql: TxSql, courseId: string, studentIds: string[] | null = null) {
+  return sql<{ student_id: string; task_id: string; score: string | null }[]>`
+    select distinct on (s.task_id, s.student_id) s.student_id, s.task_id, s.score
+      from learning_submissions s
+     where s.course_id = ${courseId}
+       ${studentIds ? sql`and s.student_id = any(${studentIds}::uuid[])` : sql``}
+     order by s.task_id, s.student_id, s.submitted_at desc, s.id desc`
 }

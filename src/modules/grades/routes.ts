@@ -15,8 +15,8 @@ export function gradeRoutes(deps: Deps) {
     .get(
       '/courses/:courseId/grades/overview',
       async ({ course, query }) => {
-        const { students, total, page, pageSize } = await service.overview(sql, course.id, query)
-        return ok({ students, total, page, pageSize })
+        const { columns, students, total, page, pageSize } = await service.overview(sql, course.id, query)
+        return ok({ columns, students, total, page, pageSize })
       },
       {
         course: 'teacher',
@@ -26,7 +26,7 @@ export function gradeRoutes(deps: Deps) {
         detail: {
           summary: 'Per-student grade overview (course teacher)',
           description:
-            'Every student of the course. Counts cover the newest submission per learning task and per experiment; `averageScore` is over the graded ones (null when none). `experiments` lists the newest submission of each experiment the student submitted. Without `page` and `pageSize` every student is returned (`pageSize` null); with either, one page of at most 200 students (page 1 and 50 a page by default), in the same order; `total` counts the whole list.',
+            'Every student of the course. Counts cover the newest submission per learning task and per experiment; `averageScore` is over the graded ones (null when none). `experiments` lists the newest submission of each experiment the student submitted. Gradebook: `columns` lists every homework/quiz and experiment, and each student\'s `cells` maps a column id to the score of the newest submission (null when none or ungraded). Scores are shown rounded to one decimal, half up (the CSV uses the same rule). Without `page` and `pageSize` every student is returned (`pageSize` null); with either, one page of at most 200 students (page 1 and 50 a page by default), in the same order; `total` counts the whole list.',
         },
       },
     )
@@ -49,7 +49,7 @@ export function gradeRoutes(deps: Deps) {
         detail: {
           summary: 'Grade overview as CSV (course teacher)',
           description:
-            'The same data as a spreadsheet: UTF-8 with a byte-order mark, RFC 4180 (comma-separated, CRLF, quotes doubled). Columns: User ID, Username, Display name, Submissions, Graded, Average score, then per experiment (by due date) "<title>: score" and "<title>: submitted at". Text cells starting with = + - @ tab or CR are prefixed with an apostrophe so spreadsheets do not run them as formulas.',
+            'The same data as a spreadsheet: UTF-8 with a byte-order mark, RFC 4180 (comma-separated, CRLF, quotes doubled). Columns: User ID, Username, Display name, Submissions, Graded, Average score, then "<title>: score" per homework/quiz (course order), then per experiment (by due date) "<title>: score" and "<title>: submitted at". Scores are rounded to one decimal, half up, like the grade table on screen. Text cells starting with = + - @ tab or CR are prefixed with an apostrophe so spreadsheets do not run them as formulas.',
           responses: {
             200: {
               description: 'The CSV file, as an attachment.',

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
 import { pageFields } from '../../http/pagination.ts'
 import { plainText } from '../../http/text.ts'
+import { GradeBody } from '../../lib/grading.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Limits. Plain-text fields (titles, descriptions, stems, options) are stored as given and
@@ -262,6 +263,34 @@ export const SubmissionQuery = z.object({
 })
 export type SubmissionQuery = z.infer<typeof SubmissionQuery>
 
+export const QuestionScore = z
+  .object({
+    questionId: Uuid,
+    score: z.number({ message: 'must be a number' }).min(0, 'must be 0 or more'),
+  })
+  .meta({ id: 'QuestionScore' })
+
+/**
+ * Grading a learning submission: the shared `{ score, feedback }` body plus per-question scores
+ * for the short-answer questions of a quiz. `score` may be left out once every short-answer
+ * question has a score; it is then computed from the points.
+ */
+export const LearningGradeBody = GradeBody.extend({
+  score: GradeBody.shape.score.optional().meta({
+    description:
+      'The final score 0-100. Optional when every short-answer question of the sheet is scored (here or earlier): then (choice points earned + short-answer points awarded) ÷ total points × 100, two decimals. Given, it overrides that computation.',
+  }),
+  questionScores: z
+    .array(QuestionScore)
+    .max(LIMITS.questions, `at most ${LIMITS.questions} scores`)
+    .optional()
+    .meta({
+      description:
+        "Points awarded per SHORT_ANSWER question of the task, each 0 up to that question's points. Merged into the scores already given on this sheet (a question listed again is replaced).",
+    }),
+}).meta({ id: 'LearningGradeBody' })
+export type LearningGradeBody = z.infer<typeof LearningGradeBody>
+
 export const Answer = z.object({ questionId: Uuid, selectedOptions: z.array(z.number().int()), text: z.string().nullable() })
 
 export const Submission = z
@@ -274,6 +303,9 @@ export const Submission = z
     answers: z.array(Answer).nullable(),
     autoScore: z.number().nullable(),
     score: z.number().nullable(),
+    questionScores: z
+      .array(QuestionScore)
+      .meta({ description: 'Points the teacher awarded per short-answer question so far (empty when none).' }),
     feedback: z.string().nullable(),
     status: z.enum(['SUBMITTED', 'GRADED']),
     late: z.boolean(),

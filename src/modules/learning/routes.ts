@@ -2,7 +2,6 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
-import { GradeBody } from '../../lib/grading.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { OptionalPageQuery, pageOf } from '../../http/pagination.ts'
 import { CourseParams, idParams } from '../../http/params.ts'
@@ -11,6 +10,7 @@ import {
   CreateTaskBody,
   CreateUnitBody,
   Deleted,
+  LearningGradeBody,
   LearningTree,
   Overview,
   PatchPointBody,
@@ -230,12 +230,12 @@ function submissionRoutes(deps: Deps) {
       {
         course: 'teacher',
         params: idParams('courseId', 'submissionId'),
-        body: GradeBody,
+        body: LearningGradeBody,
         response: { 200: envelope(Submission) },
         detail: {
           summary: 'Grade or regrade a submission',
           description:
-            'score 0-100 (decimals kept to two places), `feedback` rich text (sanitised): omitted keeps the current feedback, null clears it. Regrading replaces the score and sets gradedAt again. The student is notified.',
+            'score 0-100 (decimals kept to two places), `feedback` rich text (sanitised): omitted keeps the current feedback, null clears it. Regrading replaces the score and sets gradedAt again. The student is notified. Per-question grading: `questionScores: [{ questionId, score }]` scores SHORT_ANSWER questions of the task (each 0..its points; a choice or unknown question, or a score above the points → 400); they are merged into the sheet and returned as `questionScores`. When every short-answer question is scored, `score` may be omitted and is computed as (choice points earned + short-answer points awarded) ÷ total points × 100; a given `score` overrides it.',
         },
       },
     )

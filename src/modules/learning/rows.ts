@@ -63,6 +63,12 @@ export interface StoredAnswer {
   text: string | null
 }
 
+/** Points a teacher awarded to one short-answer question (`learning_submissions.question_scores`). */
+export interface QuestionScore {
+  questionId: string
+  score: number
+}
+
 export interface SubmissionRow {
   id: string
   task_id: string
@@ -74,6 +80,7 @@ export interface SubmissionRow {
   answers: StoredAnswer[] | null
   auto_score: string | null
   score: string | null
+  question_scores: QuestionScore[] | null
   feedback: string | null
   status: 'SUBMITTED' | 'GRADED'
   late: boolean
@@ -149,6 +156,7 @@ export const toSubmission = (r: SubmissionRow) => ({
   answers: r.answers,
   autoScore: num(r.auto_score),
   score: num(r.score),
+  questionScores: r.question_scores ?? [],
   feedback: r.feedback,
   status: r.status,
   late: r.late,

@@ -24,3 +24,28 @@ export function autoScore(questions: StoredQuestion[], answers: StoredAnswer[]):
   const earned = choice.reduce((s, q) => s + (isCorrect(q, byQuestion.get(q.id)) ? q.points : 0), 0)
   return Math.round((earned / total) * 10_000) / 100
 }
+
+/**
+ * The sheet's score from points, 0-100 with two decimals: (choice points earned + short-answer
+ * points awarded) ÷ total points × 100. Null while a short-answer question has no score yet
+ * (or when the task has no points at all).
+ */
+export function sheetScore(
+  questions: StoredQuestion[],
+  answers: StoredAnswer[],
+  questionScores: { questionId: string; score: number }[],
+): number | null {
+  const total = questions.reduce((s, q) => s + q.points, 0)
+  if (total <= 0) return null
+  const byQuestion = new Map(answers.map((a) => [a.questionId, a]))
+  const awarded = new Map(questionScores.map((s) => [s.questionId, s.score]))
+  let earned = 0
+  for (const q of questions) {
+    if (q.type === 'SHORT_ANSWER') {
+      const given = awarded.get(q.id)
+      if (given === undefined) return null
+      earned += given
+    } else if (isCorrect(q, byQuestion.get(q.id))) earned += q.points
+  }
+  return Math.round((earned / total) * 10_000) / 100
+}

@@ -1,6 +1,6 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
 import type { RowWindow } from '../../http/pagination.ts'
-import type { OverviewRow, StoredAnswer, SubmissionRow } from './rows.ts'
+import type { OverviewRow, QuestionScore, StoredAnswer, StoredQuestion, SubmissionRow } from './rows.ts'
 
 type Db = Sql | TxSql
 
@@ -27,11 +27,11 @@ export async function insertSubmission(sql: Db, s: NewSubmission) {
       values (${s.id}, ${s.taskId}, ${s.courseId}, ${s.studentId}, ${s.content},
               ${s.answers === null ? null : sql.json(s.answers as any)}, ${s.autoScore}, ${s.score},
               ${graded ? 'GRADED' : 'SUBMITTED'}, ${s.late}, ${s.now}, ${graded ? s.now : null})
-      returning id, task_id, course_id, student_id, content, answers, auto_score, score, feedback, status, late,
-                submitted_at, graded_at
+      returning id, task_id, course_id, student_id, content, answers, auto_score, score, question_scores, feedback,
+                status, late, submitted_at, graded_at
     )
     select ins.id, ins.task_id, ins.course_id, ins.student_id, u.username, u.display_name, ins.content, ins.answers,
-           ins.auto_score, ins.score, ins.feedback, ins.status, ins.late, ins.submitted_at, ins.graded_at
+           ins.auto_score, ins.score, ins.question_scores, ins.feedback, ins.status, ins.late, ins.submitted_at, ins.graded_at
       from ins join users u on u.id = ins.student_id`
   return row!
 }
@@ -42,7 +42,7 @@ export async function listSubmissions(sql: Db, taskId: string, studentId: string
   const [items, [count]] = await Promise.all([
     sql<SubmissionRow[]>`
       select s.id, s.task_id, s.course_id, s.student_id, u.username, u.display_name, s.content, s.answers,
-             s.auto_score, s.score, s.feedback, s.status, s.late, s.submitted_at, s.graded_at
+             s.auto_score, s.score, s.question_scores, s.feedback, s.status, s.late, s.submitted_at, s.graded_at
         from learning_submissions s join users u on u.id = s.student_id
        where s.task_id = ${taskId} ${onlyStudent}
        order by s.submitted_at desc, s.id desc
@@ -53,22 +53,44 @@ export async function listSubmissions(sql: Db, taskId: string, studentId: string
   return { items, total: count?.total ?? 0 }
 }
 
+/** The sheet to grade, locked, with its task's questions; nothing when not a submission of the course. */
+export async function submissionForGrading(sql: Db, courseId: string, submissionId: string) {
+  const [row] = await sql<{ answers: StoredAnswer[] | null; question_scores: QuestionScore[] | null; questions: StoredQuestion[]; task_type: string }[]>`
+    select s.answers, s.question_scores, t.questions, t.task_type
+      from learning_submissions s join learning_tasks t on t.id = s.task_id
+     where s.id = ${submissionId} and s.course_id = ${courseId}
+       for update of s`
+  return row ?? null
+}
+
 /**
  * Grades (or regrades) a submission of the course; returns it with the task title, or nothing.
  * `feedback` undefined keeps the current feedback, null clears it.
  */
 export async function gradeSubmission(
   sql: Db,
-  g: { courseId: string; submissionId: string; score: number; feedback: string | null | undefined; graderId: string; now: Date },
+  g: {
+    courseId: string
+    submissionId: string
+    score: number
+    /** Undefined keeps the stored per-question scores. */
+    questionScores: QuestionScore[] | undefined
+    feedback: string | null | undefined
+    graderId: string
+    now: Date
+  },
 ) {
   const keep = g.feedback === undefined
+  const keepScores = g.questionScores === undefined
   const [row] = await sql<(SubmissionRow & { task_title: string })[]>`
     update learning_submissions s
-       set score = ${g.score}, feedback = case when ${keep} then s.feedback else ${g.feedback ?? null} end, status = 'GRADED', graded_at = ${g.now}, graded_by = ${g.graderId}
+       set score = ${g.score},
+           question_scores = case when ${keepScores} then s.question_scores else ${g.questionScores ? sql.json(g.questionScores as any) : null}::jsonb end,
+           feedback = case when ${keep} then s.feedback else ${g.feedback ?? null} end, status = 'GRADED', graded_at = ${g.now}, graded_by = ${g.graderId}
       from users u, learning_tasks t
      where s.id = ${g.submissionId} and s.course_id = ${g.courseId} and u.id = s.student_id and t.id = s.task_id
     returning s.id, s.task_id, s.course_id, s.student_id, u.username, u.display_name, s.content, s.answers,
-              s.auto_score, s.score, s.feedback, s.status, s.late, s.submitted_at, s.graded_at, t.title as task_title`
+              s.auto_score, s.score, s.question_scores, s.feedback, s.status, s.late, s.submitted_at, s.graded_at, t.title as task_title`
   return row ?? null
 }
 

@@ -2,14 +2,14 @@ import type { Sql } from '../../db/connect.ts'
 import { conflict, forbidden, invalidField, notFound, type FieldError } from '../../http/errors.ts'
 import type { CourseAccess, CurrentUser } from '../../http/guards.ts'
 import { offsetOf, page, windowOf, type OptionalPageQuery } from '../../http/pagination.ts'
-import { feedbackChange, type GradeBody } from '../../lib/grading.ts'
+import { feedbackChange } from '../../lib/grading.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import { insertNotifications } from '../notifications/queries.ts'
 import { afterNotificationsWritten } from '../notifications/written.ts'
-import type { AnswerInput, SubmissionQuery, SubmitBody } from './model.ts'
-import { toOverviewRow, toSubmission, type StoredAnswer, type TaskRow } from './rows.ts'
-import { autoScore } from './scoring.ts'
+import type { AnswerInput, LearningGradeBody, SubmissionQuery, SubmitBody } from './model.ts'
+import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type TaskRow } from './rows.ts'
+import { autoScore, sheetScore } from './scoring.ts'
 import * as q from './submission-queries.ts'
 import { findTask } from './structure-queries.ts'
 import { invalid } from './task-input.ts'
@@ -97,13 +97,52 @@ export async function listSubmissions(sql: Sql, course: CourseAccess, user: Curr
 }
 
 /**
+ * Per-question scores checked against the task and merged into those already on the sheet:
+ * only SHORT_ANSWER questions of this task, each 0..its points, each once; every problem at once.
+ */
+function mergedQuestionScores(questions: StoredQuestion[], stored: QuestionScore[], given: QuestionScore[]): QuestionScore[] {
+  const byId = new Map(questions.map((qu) => [qu.id, qu]))
+  const problems: FieldError[] = []
+  const seen = new Set<string>()
+  given.forEach((g, i) => {
+    const at = (f: string, message: string) => problems.push({ field: `questionScores.${i}.${f}`, message })
+    const question = byId.get(g.questionId)
+    if (!question) return at('questionId', 'is not a question of this task')
+    if (question.type !== 'SHORT_ANSWER') return at('questionId', 'is a choice question; those are scored automatically')
+    if (seen.has(g.questionId)) return at('questionId', 'scores the same question twice')
+    seen.add(g.questionId)
+    if (g.score > question.points) at('score', `must be from 0 to ${question.points} (the question's points)`)
+  })
+  if (problems.length) throw invalid(problems)
+  const merged = new Map(stored.filter((s) => byId.get(s.questionId)?.type === 'SHORT_ANSWER').map((s) => [s.questionId, s.score]))
+  for (const g of given) merged.set(g.questionId, Math.round(g.score * 100) / 100)
+  // In the task's question order, so the sheet reads like the quiz.
+  return questions.filter((qu) => merged.has(qu.id)).map((qu) => ({ questionId: qu.id, score: merged.get(qu.id)! }))
+}
+
+/**
  * Grades or regrades (score replaced, gradedAt set again) and tells the student. Feedback as
  * for experiments: omitted keeps the current one, null (or empty after sanitising) clears it.
+ * With `questionScores` the teacher scores short-answer questions; `score` may then be left
+ * out once every short-answer question is scored (computed from points), or given to override.
  */
-export async function grade(sql: Sql, courseId: string, grader: CurrentUser, submissionId: string, body: GradeBody, now: Date) {
+export async function grade(sql: Sql, courseId: string, grader: CurrentUser, submissionId: string, body: LearningGradeBody, now: Date) {
   const feedback = feedbackChange(body.feedback)
+  if (body.score === undefined && body.questionScores === undefined) throw invalidField('score', 'is required (or give questionScores)')
   return sql.begin(async (tx) => {
-    const row = await q.gradeSubmission(tx, { courseId, submissionId, score: body.score, feedback, graderId: grader.id, now })
+    const sheet = await q.submissionForGrading(tx, courseId, submissionId)
+    if (!sheet) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
+    let questionScores: QuestionScore[] | undefined
+    let score = body.score
+    if (body.questionScores !== undefined) {
+      if (sheet.task_type !== 'QUIZ') throw invalidField('questionScores', 'this task has no questions; give score only')
+      questionScores = mergedQuestionScores(sheet.questions, sheet.question_scores ?? [], body.questionScores)
+      if (score === undefined) {
+        score = sheetScore(sheet.questions, sheet.answers ?? [], questionScores) ?? undefined
+        if (score === undefined) throw invalidField('score', 'is required until every short-answer question has a score')
+      }
+    }
+    const row = await q.gradeSubmission(tx, { courseId, submissionId, score: score!, questionScores, feedback, graderId: grader.id, now })
     if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
     const graded = toSubmission(row)
     const written = await insertNotifications(

@@ -5,7 +5,7 @@ import type {
   Course,
   Experiment,
   ExperimentSubmission,
-  GradeOverviewRow,
+  GradeOverview,
   HomeworkList,
   LearningOverviewRow,
   LearningSubmission,
@@ -132,7 +132,7 @@ export const useResources = (courseId: string) =>
 export const useGrades = (courseId: string) =>
   useQuery({
     queryKey: keys.grades(courseId),
-    queryFn: () => get<{ students: GradeOverviewRow[] }>(`/courses/${enc(courseId)}/grades/overview`).then((d) => d.students),
+    queryFn: () => get<GradeOverview>(`/courses/${enc(courseId)}/grades/overview`),
   })
 
 export const useReminders = (courseId: string, taskId: string) =>

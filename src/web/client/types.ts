@@ -1,23 +1,27 @@
-// API shapes, as fixed by ../shared/API-CONTRACT.md. Timestamps are ISO-8601 strings.
+// API shapes, derived from the server's own zod models (src/modules/*/model.ts) with
+// `import type` + z.output: the compiler checks the client against what the routes validate
+// and document, and nothing of zod or the server reaches the bundle. Timestamps are ISO-8601
+// strings. The export names are the ones the pages have always used.
+import type { z } from 'zod'
+import type * as announcements from '../../modules/announcements/model.ts'
+import type * as auth from '../../modules/auth/model.ts'
+import type * as courses from '../../modules/courses/model.ts'
+import type * as experiments from '../../modules/experiments/model.ts'
+import type * as grades from '../../modules/grades/model.ts'
+import type * as homework from '../../modules/homework/model.ts'
+import type * as learning from '../../modules/learning/model.ts'
+import type * as notifications from '../../modules/notifications/model.ts'
+import type * as reminders from '../../modules/reminders/model.ts'
+import type * as resources from '../../modules/resources/model.ts'
+import type * as workspace from '../../modules/workspace/model.ts'
 
-export type Role = 'STUDENT' | 'TEACHER'
+type Out<T extends z.ZodType> = z.output<T>
 
-export interface User {
-  id: string
-  username: string
-  email: string
-  displayName: string
-  role: Role
-  createdAt: string
-}
+export type Role = Out<typeof auth.RoleSchema>
+export type User = Out<typeof auth.User>
+export type LoginResult = Out<typeof auth.LoginResult>
 
-export interface LoginResult {
-  accessToken: string
-  tokenType: 'Bearer'
-  expiresAt: string
-  user: User
-}
-
+/** The paging envelope of list routes (src/http/pagination.ts). */
 export interface Page<T> {
   items: T[]
   total: number
@@ -25,240 +29,47 @@ export interface Page<T> {
   pageSize: number
 }
 
-export interface PersonRef {
-  id: string
-  username?: string
-  displayName: string
-}
+export type Course = Out<typeof courses.Course>
+export type PersonRef = Course['teacher']
+export type Member = Out<typeof courses.Member>
+export type CourseRole = Out<typeof courses.CourseRole>
 
-export interface Course {
-  id: string
-  title: string
-  description: string
-  teacher: PersonRef
-  memberCount: number
-  createdAt: string
-  inviteCode?: string
-}
+export type Announcement = Out<typeof announcements.Announcement>
 
-export interface Member {
-  userId: string
-  username: string
-  displayName: string
-  role: Role
-  joinedAt: string
-}
+export type ModuleKey = Out<typeof workspace.ModuleKeySchema>
+export type ModuleConfig = Out<typeof workspace.WorkspaceModule>
 
-export interface Announcement {
-  id: string
-  courseId: string
-  title: string
-  content: string
-  author: { id: string; displayName: string }
-  createdAt: string
-}
+export type QuestionType = Out<typeof learning.QuestionType>
+export type Question = Out<typeof learning.Question>
+export type TaskKind = Out<typeof learning.TaskKind>
+export type TaskType = Out<typeof learning.TaskType>
+export type MaterialType = Out<typeof learning.MaterialType>
+export type Task = Out<typeof learning.Task>
+export type LearningTree = Out<typeof learning.LearningTree>
+export type Unit = LearningTree['units'][number]
+export type Point = Unit['points'][number]
+/** A stored answer (on a submission) or one being sent (the submit body): both read the same way. */
+export type Answer = Out<typeof learning.Answer> | z.input<typeof learning.AnswerInput>
+export type QuestionScore = Out<typeof learning.QuestionScore>
+export type LearningSubmission = Out<typeof learning.Submission>
+export type LearningGradeBody = z.input<typeof learning.LearningGradeBody>
+export type LearningOverviewRow = Out<typeof learning.Overview>['students'][number]
 
-export type ModuleKey = 'OVERVIEW' | 'LEARNING' | 'HOMEWORK' | 'QUIZ' | 'GRADES' | 'EXPERIMENTS' | 'RESOURCES' | 'ANNOUNCEMENTS'
+export type HomeworkStatus = Out<typeof homework.HomeworkStatusSchema>
+export type HomeworkItem = Out<typeof homework.HomeworkItem>
+export type HomeworkList = Out<typeof homework.HomeworkList>
 
-export interface ModuleConfig {
-  moduleKey: ModuleKey
-  enabled: boolean
-  sortOrder: number
-}
+export type ReminderEvent = Out<typeof reminders.ReminderEvent>
 
-export type QuestionType = 'SINGLE_CHOICE' | 'MULTIPLE_CHOICE' | 'SHORT_ANSWER'
+export type Notification = Out<typeof notifications.Notification>
+export type NotificationPage = Out<typeof notifications.NotificationPage>
 
-export interface Question {
-  id: string
-  type: QuestionType
-  stem: string
-  options?: string[] | null
-  /** Only ever present for the course's teacher. */
-  correctOptions?: number[] | null
-  points?: number | null
-}
+export type Experiment = Out<typeof experiments.Experiment>
+export type ExperimentSubmission = Out<typeof experiments.Submission>
 
-export type TaskKind = 'LEARNING' | 'HOMEWORK'
-export type TaskType = 'MEDIA' | 'QUIZ'
-export type MaterialType = 'FILE' | 'LINK' | 'TEXT'
+export type ResourceType = Out<typeof resources.ResourceType>
+export type Resource = Out<typeof resources.Resource>
 
-export interface Task {
-  id: string
-  pointId: string
-  courseId: string
-  title: string
-  taskKind: TaskKind
-  taskType: TaskType
-  materialType: MaterialType | null
-  content: string | null
-  url: string | null
-  resourceId: string | null
-  questions: Question[] | null
-  startAt: string | null
-  dueAt: string | null
-  notifyOnStart: boolean
-  notifyBeforeDue24h: boolean
-  notifyOnDue: boolean
-  sortOrder: number
-  createdAt: string
-}
-
-export interface Point {
-  id: string
-  unitId: string
-  title: string
-  description: string | null
-  sortOrder: number
-  tasks: Task[]
-}
-
-export interface Unit {
-  id: string
-  courseId: string
-  title: string
-  description: string | null
-  sortOrder: number
-  points: Point[]
-}
-
-export interface LearningTree {
-  units: Unit[]
-}
-
-export interface Answer {
-  questionId: string
-  selectedOptions?: number[] | null
-  text?: string | null
-}
-
-export interface LearningSubmission {
-  id: string
-  taskId: string
-  courseId: string
-  student: PersonRef
-  content: string | null
-  answers: Answer[] | null
-  autoScore: number | null
-  score: number | null
-  feedback: string | null
-  status: 'SUBMITTED' | 'GRADED'
-  late: boolean
-  submittedAt: string
-  gradedAt: string | null
-}
-
-export interface LearningOverviewRow {
-  userId: string
-  username: string
-  displayName: string
-  totalTasks: number
-  submittedTasks: number
-  gradedTasks: number
-  averageScore: number | null
-}
-
-export type HomeworkStatus = 'NOT_STARTED' | 'IN_PROGRESS' | 'SUBMITTED' | 'OVERDUE'
-
-export interface HomeworkItem {
-  taskId: string
-  courseId: string
-  courseTitle: string
-  title: string
-  startAt: string
-  dueAt: string
-  status: HomeworkStatus
-  submittedAt: string | null
-  score: number | null
-  remainingSeconds: number
-  submittedCount?: number
-  studentCount?: number
-}
-
-export interface HomeworkList {
-  items: HomeworkItem[]
-  unreadReminderCount: number
-}
-
-export interface ReminderEvent {
-  id: string
-  taskId: string
-  targetUserId: string
-  triggerType: 'START' | 'BEFORE_DUE_24H' | 'DUE'
-  scheduledAt: string
-  sentAt: string | null
-  canceled: boolean
-  state: 'PENDING' | 'SENT' | 'CANCELED'
-}
-
-export interface Notification {
-  id: string
-  type: 'HOMEWORK_REMINDER' | 'SUBMISSION_GRADED' | 'ANNOUNCEMENT' | string
-  title: string
-  content: string
-  actionPath: string | null
-  readAt: string | null
-  deliveredAt: string
-}
-
-export interface NotificationPage extends Page<Notification> {
-  unreadCount: number
-}
-
-export interface Experiment {
-  id: string
-  courseId: string
-  title: string
-  description: string
-  dueAt: string
-  createdAt: string
-}
-
-export interface ExperimentSubmission {
-  id: string
-  experimentId: string
-  student: PersonRef
-  fileName: string
-  fileSize: number
-  contentType: string
-  note: string | null
-  late: boolean
-  submittedAt: string
-  score: number | null
-  feedback: string | null
-  gradedAt: string | null
-  fileUrl?: string | null
-}
-
-export type ResourceType = 'FILE' | 'VIDEO' | 'LINK'
-
-export interface Resource {
-  id: string
-  courseId: string
-  name: string
-  type: ResourceType
-  category: string | null
-  externalUrl: string | null
-  fileName: string | null
-  fileSize: number | null
-  contentType: string | null
-  fileUrl: string | null
-  createdAt: string
-}
-
-export interface GradeOverviewRow {
-  userId: string
-  username: string
-  displayName: string
-  submissionCount: number
-  gradedCount: number
-  averageScore: number | null
-  experiments: {
-    experimentId: string
-    title: string
-    submissionId: string | null
-    submittedAt: string | null
-    score: number | null
-    feedback: string | null
-    gradedAt: string | null
-  }[]
-}
+export type GradeOverview = Out<typeof grades.GradeOverview>
+export type GradeColumn = Out<typeof grades.GradeColumn>
+export type GradeOverviewRow = GradeOverview['students'][number]

@@ -49,7 +49,11 @@ function syncDocument() {
   if (typeof document !== 'undefined') document.documentElement.lang = currentLocale()
 }
 
-export const currentLocale = (): Locale => (isLocale(i18next.language) ? i18next.language : 'en')
+// A function declaration (hoisted): syncDocument() above runs at module load, before a `const`
+// here would be initialised ("currentLocale is not a function" on every page).
+export function currentLocale(): Locale {
+  return isLocale(i18next.language) ? i18next.language : 'en'
+}
 
 // After currentLocale exists (a const: calling it earlier fails in the bundle).
 syncDocument()

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api, fieldErrors } from '../api.ts'
-import type { TabProps } from '../pages/Manage.tsx'
+import { useT } from '../i18n/index.ts'
 import { keys, useAnnouncements } from '../queries.ts'
 import type { Announcement } from '../types.ts'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
@@ -9,57 +9,69 @@ import { RichEditor } from '../ui/RichEditor.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { TextField } from '../ui/form.tsx'
 import { Time } from '../ui/time.tsx'
+import { useDraft } from '../ui/useDraft.ts'
+import { DeleteButton } from './DeleteButton.tsx'
+import { NS } from './messages.ts'
+import type { TabProps } from './types.ts'
+import { useUnsavedChanges } from './useUnsavedChanges.ts'
 
 export function AnnouncementsTab({ course }: TabProps) {
+  const { t } = useT(NS)
   const list = useAnnouncements(course.id)
   const queryClient = useQueryClient()
-  const [title, setTitle] = useState('')
-  const [content, setContent] = useState('')
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const publish = useMutation({
-    mutationFn: () => api<Announcement>('POST', `/courses/${course.id}/announcements`, { title: title.trim(), content }),
-    onSuccess: () => {
-      setTitle('')
-      setContent('')
-      void queryClient.invalidateQueries({ queryKey: keys.announcements(course.id) })
-    },
-    onError: (e) => setErrors(fieldErrors(e)),
-  })
-  function submit(e: FormEvent) {
-    e.preventDefault()
-    const errs: Record<string, string> = {}
-    if (!title.trim()) errs.title = 'Give the announcement a title.'
-    if (!content.trim()) errs.content = 'Write the announcement.'
-    setErrors(errs)
-    if (!Object.keys(errs).length) publish.mutate()
-  }
+  const [editing, setEditing] = useState<string | null>(null)
+  // memberCount counts the teacher too.
+  const students = Math.max(0, course.memberCount - 1)
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: keys.announcements(course.id) })
   return (
     <div className="grid-2">
-      <form onSubmit={submit} noValidate aria-label="New announcement">
-        <h3>New announcement</h3>
-        <TextField label="Title" value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} maxLength={200} required />
-        <RichEditor label="Message" value={content} onChange={setContent} error={errors.content} hint="Students are notified when you publish." />
-        {publish.error && !Object.keys(errors).length && <ErrorNotice error={publish.error} />}
-        <button type="submit" className="btn btn-primary" disabled={publish.isPending}>
-          {publish.isPending ? 'Publishing…' : 'Publish'}
-        </button>
-        {publish.isSuccess && <Success>Published.</Success>}
-      </form>
+      <AnnouncementForm courseId={course.id} students={students} onSaved={refresh} />
       <div>
-        <h3>Published</h3>
+        <h3>{t('announcements.published')}</h3>
         <QueryView query={list}>
           {(items) =>
             items.length === 0 ? (
-              <Empty>Nothing published yet.</Empty>
+              <Empty>{t('announcements.none')}</Empty>
             ) : (
               <ul className="plain stack">
                 {items.map((a) => (
-                  <li key={a.id} className="announcement">
-                    <h4>{a.title}</h4>
+                  <li key={a.id} className="announcement" data-testid="announcement">
+                    <div className="item-head">
+                      <h4>{a.title}</h4>
+                      <button
+                        type="button"
+                        className="btn btn-small btn-ghost"
+                        aria-label={t('announcements.editLabel', { title: a.title })}
+                        aria-expanded={editing === a.id}
+                        onClick={() => setEditing((x) => (x === a.id ? null : a.id))}
+                      >
+                        {t('common.edit')}
+                      </button>
+                      <DeleteButton
+                        label={t('announcements.deleteLabel', { title: a.title })}
+                        confirm={t('announcements.confirmDelete', { title: a.title })}
+                        path={`/courses/${course.id}/announcements/${a.id}`}
+                        onDeleted={refresh}
+                      />
+                    </div>
                     <p className="meta">
                       <Time iso={a.createdAt} />
+                      {a.updatedAt !== a.createdAt && <> · {t('announcements.edited')}</>}
                     </p>
-                    <RichText html={a.content} />
+                    {editing === a.id ? (
+                      <AnnouncementForm
+                        courseId={course.id}
+                        students={students}
+                        announcement={a}
+                        onSaved={() => {
+                          setEditing(null)
+                          refresh()
+                        }}
+                        onCancel={() => setEditing(null)}
+                      />
+                    ) : (
+                      <RichText html={a.content} />
+                    )}
                   </li>
                 ))}
               </ul>
@@ -68,5 +80,84 @@ export function AnnouncementsTab({ course }: TabProps) {
         </QueryView>
       </div>
     </div>
+  )
+}
+
+/**
+ * New announcement (POST; every student is notified, so the teacher confirms with the number)
+ * or an edit (PATCH; no new notification). The draft survives a re-login.
+ */
+function AnnouncementForm({
+  courseId,
+  students,
+  announcement,
+  onSaved,
+  onCancel,
+}: {
+  courseId: string
+  students: number
+  announcement?: Announcement
+  onSaved: () => void
+  onCancel?: () => void
+}) {
+  const { t } = useT(NS)
+  const initial = { title: announcement?.title ?? '', content: announcement?.content ?? '' }
+  const [draft, setDraft, clearDraft] = useDraft(`announcement:${courseId}:${announcement?.id ?? 'new'}`, initial)
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const dirty = draft.title !== initial.title || draft.content !== initial.content
+  const save = useMutation({
+    mutationFn: () =>
+      announcement
+        ? api<Announcement>('PATCH', `/courses/${courseId}/announcements/${announcement.id}`, { title: draft.title.trim(), content: draft.content })
+        : api<Announcement>('POST', `/courses/${courseId}/announcements`, { title: draft.title.trim(), content: draft.content }),
+    onSuccess: () => {
+      clearDraft()
+      onSaved()
+    },
+    onError: (e) => setErrors(fieldErrors(e)),
+  })
+  useUnsavedChanges(dirty && !save.isPending)
+  function submit(e: FormEvent) {
+    e.preventDefault()
+    const errs: Record<string, string> = {}
+    if (!draft.title.trim()) errs.title = t('announcements.titleRequired')
+    if (!draft.content.trim()) errs.content = t('announcements.contentRequired')
+    setErrors(errs)
+    if (Object.keys(errs).length) return
+    if (!announcement && !window.confirm(t('announcements.confirmPublish', { count: students }))) return
+    save.mutate()
+  }
+  const label = announcement ? t('announcements.editLabel', { title: announcement.title }) : t('announcements.new')
+  return (
+    <form onSubmit={submit} noValidate aria-label={label}>
+      {!announcement && <h3>{t('announcements.new')}</h3>}
+      <TextField label={t('announcements.title')} value={draft.title} onChange={(e) => setDraft({ ...draft, title: e.target.value })} error={errors.title} maxLength={200} required />
+      <RichEditor
+        label={t('announcements.message')}
+        value={draft.content}
+        onChange={(content) => setDraft({ ...draft, content })}
+        error={errors.content}
+        hint={announcement ? t('announcements.editHint') : t('announcements.notifyHint', { count: students })}
+      />
+      {save.error && !Object.keys(errors).length && <ErrorNotice error={save.error} />}
+      <div className="actions">
+        <button type="submit" className="btn btn-primary" disabled={save.isPending}>
+          {save.isPending ? t('common.saving') : announcement ? t('common.save') : t('announcements.publish')}
+        </button>
+        {onCancel && (
+          <button
+            type="button"
+            className="btn btn-ghost"
+            onClick={() => {
+              clearDraft()
+              onCancel()
+            }}
+          >
+            {t('common.cancel')}
+          </button>
+        )}
+      </div>
+      {save.isSuccess && !announcement && <Success>{t('announcements.done')}</Success>}
+    </form>
   )
 }

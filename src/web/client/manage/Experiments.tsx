@@ -3,25 +3,31 @@ import { useState, type FormEvent } from 'react'
 import { Link } from 'react-router'
 import { api, fieldErrors } from '../api.ts'
 import { ExperimentGrading } from '../grading/ExperimentGrading.tsx'
-import type { TabProps } from '../pages/Manage.tsx'
+import { useT } from '../i18n/index.ts'
 import { keys, useExperiments } from '../queries.ts'
 import type { Experiment } from '../types.ts'
 import { TextField } from '../ui/form.tsx'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { fromLocalInput, Time, toLocalInput } from '../ui/time.tsx'
+import { useDraft } from '../ui/useDraft.ts'
+import { NS } from './messages.ts'
+import type { TabProps } from './types.ts'
+import { useUnsavedChanges } from './useUnsavedChanges.ts'
 
 export function ExperimentsTab({ course }: TabProps) {
+  const { t } = useT(NS)
   const list = useExperiments(course.id)
-  const [open, setOpen] = useState<string | null>(null)
+  const [open, setOpen] = useState<{ id: string; panel: 'submissions' | 'edit' } | null>(null)
+  const toggle = (id: string, panel: 'submissions' | 'edit') => setOpen((x) => (x?.id === id && x.panel === panel ? null : { id, panel }))
   return (
     <div className="grid-2">
       <div>
-        <h3>Experiments</h3>
+        <h3>{t('experiments.heading')}</h3>
         <QueryView query={list}>
           {(items) =>
             items.length === 0 ? (
-              <Empty>No experiments yet.</Empty>
+              <Empty>{t('experiments.none')}</Empty>
             ) : (
               <ul className="plain stack">
                 {items.map((e) => (
@@ -29,13 +35,29 @@ export function ExperimentsTab({ course }: TabProps) {
                     <div className="item-head">
                       <Link to={`/experiments/${e.id}?courseId=${course.id}`}>{e.title}</Link>
                       <span className="meta">
-                        due <Time iso={e.dueAt} />
+                        {t('experiments.due')} <Time iso={e.dueAt} />
                       </span>
-                      <button aria-label={`Submissions: ${e.title}`} type="button" className="btn btn-small" aria-expanded={open === e.id} onClick={() => setOpen((x) => (x === e.id ? null : e.id))}>
-                        Submissions
+                      <button
+                        aria-label={t('experiments.submissionsOf', { title: e.title })}
+                        type="button"
+                        className="btn btn-small"
+                        aria-expanded={open?.id === e.id && open.panel === 'submissions'}
+                        onClick={() => toggle(e.id, 'submissions')}
+                      >
+                        {t('experiments.submissions')}
+                      </button>
+                      <button
+                        aria-label={t('experiments.editLabel', { title: e.title })}
+                        type="button"
+                        className="btn btn-small btn-ghost"
+                        aria-expanded={open?.id === e.id && open.panel === 'edit'}
+                        onClick={() => toggle(e.id, 'edit')}
+                      >
+                        {t('common.edit')}
                       </button>
                     </div>
-                    {open === e.id && <ExperimentGrading experimentId={e.id} courseId={course.id} />}
+                    {open?.id === e.id && open.panel === 'submissions' && <ExperimentGrading experimentId={e.id} courseId={course.id} />}
+                    {open?.id === e.id && open.panel === 'edit' && <ExperimentForm courseId={course.id} experiment={e} onDone={() => setOpen(null)} />}
                   </li>
                 ))}
               </ul>
@@ -43,46 +65,73 @@ export function ExperimentsTab({ course }: TabProps) {
           }
         </QueryView>
       </div>
-      <CreateExperiment courseId={course.id} />
+      <ExperimentForm courseId={course.id} />
     </div>
   )
 }
 
-function CreateExperiment({ courseId }: { courseId: string }) {
+/** Publish a new experiment (POST) or edit one (PATCH); the draft survives a re-login. */
+function ExperimentForm({ courseId, experiment, onDone }: { courseId: string; experiment?: Experiment; onDone?: () => void }) {
+  const { t } = useT(NS)
   const queryClient = useQueryClient()
-  const [title, setTitle] = useState('')
-  const [description, setDescription] = useState('')
-  const [dueAt, setDueAt] = useState(() => toLocalInput(new Date(Date.now() + 14 * 86400_000).toISOString()))
+  const initial = useState(() => ({
+    title: experiment?.title ?? '',
+    description: experiment?.description ?? '',
+    dueAt: toLocalInput(experiment?.dueAt ?? new Date(Date.now() + 14 * 86400_000).toISOString()),
+  }))[0]
+  const [d, setD, clearDraft] = useDraft(`experiment:${courseId}:${experiment?.id ?? 'new'}`, initial)
+  const dirty = d.title !== initial.title || d.description !== initial.description || d.dueAt !== initial.dueAt
   const [errors, setErrors] = useState<Record<string, string>>({})
-  const create = useMutation({
-    mutationFn: () => api<Experiment>('POST', `/courses/${courseId}/experiments`, { title: title.trim(), description, dueAt: fromLocalInput(dueAt) }),
+  const save = useMutation({
+    mutationFn: () => {
+      const body = { title: d.title.trim(), description: d.description, dueAt: fromLocalInput(d.dueAt) }
+      return experiment
+        ? api<Experiment>('PATCH', `/courses/${courseId}/experiments/${experiment.id}`, body)
+        : api<Experiment>('POST', `/courses/${courseId}/experiments`, body)
+    },
     onSuccess: () => {
-      setTitle('')
-      setDescription('')
+      clearDraft()
       void queryClient.invalidateQueries({ queryKey: keys.experiments(courseId) })
+      if (experiment) void queryClient.invalidateQueries({ queryKey: keys.experiment(courseId, experiment.id) })
+      onDone?.()
     },
     onError: (e) => setErrors(fieldErrors(e)),
   })
+  useUnsavedChanges(dirty && !save.isPending)
   function submit(e: FormEvent) {
     e.preventDefault()
     const errs: Record<string, string> = {}
-    if (!title.trim()) errs.title = 'Give the experiment a title.'
-    if (!description.trim()) errs.description = 'Describe what students should do.'
-    if (!fromLocalInput(dueAt)) errs.dueAt = 'Choose when it is due.'
+    if (!d.title.trim()) errs.title = t('experiments.errors.title')
+    if (!d.description.trim()) errs.description = t('experiments.errors.description')
+    if (!fromLocalInput(d.dueAt)) errs.dueAt = t('experiments.errors.dueAt')
     setErrors(errs)
-    if (!Object.keys(errs).length) create.mutate()
+    if (!Object.keys(errs).length) save.mutate()
   }
   return (
-    <form onSubmit={submit} noValidate aria-label="New experiment">
-      <h3>New experiment</h3>
-      <TextField label="Title" value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} maxLength={200} required />
-      <RichEditor label="Description" value={description} onChange={setDescription} error={errors.description} />
-      <TextField label="Due at" type="datetime-local" value={dueAt} onChange={(e) => setDueAt(e.target.value)} error={errors.dueAt} required />
-      {create.error && !Object.keys(errors).length && <ErrorNotice error={create.error} />}
-      <button type="submit" className="btn btn-primary" disabled={create.isPending}>
-        {create.isPending ? 'Publishing…' : 'Publish experiment'}
-      </button>
-      {create.isSuccess && <Success>Experiment published.</Success>}
+    <form onSubmit={submit} noValidate aria-label={experiment ? t('experiments.editLabel', { title: experiment.title }) : t('experiments.new')}>
+      {!experiment && <h3>{t('experiments.new')}</h3>}
+      <TextField label={t('experiments.title')} value={d.title} onChange={(e) => setD({ ...d, title: e.target.value })} error={errors.title} maxLength={200} required />
+      <RichEditor label={t('experiments.description')} value={d.description} onChange={(description) => setD({ ...d, description })} error={errors.description} />
+      <TextField label={t('experiments.dueAt')} type="datetime-local" value={d.dueAt} onChange={(e) => setD({ ...d, dueAt: e.target.value })} error={errors.dueAt} required />
+      {save.error && !Object.keys(errors).length && <ErrorNotice error={save.error} />}
+      <div className="actions">
+        <button type="submit" className="btn btn-primary" disabled={save.isPending}>
+          {save.isPending ? t('common.saving') : experiment ? t('common.save') : t('experiments.publish')}
+        </button>
+        {onDone && (
+          <button
+            type="button"
+            className="btn btn-ghost"
+            onClick={() => {
+              clearDraft()
+              onDone()
+            }}
+          >
+            {t('common.cancel')}
+          </button>
+        )}
+      </div>
+      {save.isSuccess && !experiment && <Success>{t('experiments.published')}</Success>}
     </form>
   )
 }

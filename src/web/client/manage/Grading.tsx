@@ -1,33 +1,41 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useEffect, useMemo } from 'react'
 import { useSearchParams } from 'react-router'
 import { api } from '../api.ts'
-import { GradeForm } from '../grading/GradeForm.tsx'
 import { ExperimentGrading } from '../grading/ExperimentGrading.tsx'
-import type { TabProps } from '../pages/Manage.tsx'
-import { keys, useExperiments, useLearning, useTaskSubmissions } from '../queries.ts'
-import type { LearningSubmission, Task } from '../types.ts'
+import { QuestionGradeForm } from '../grading/QuestionGradeForm.tsx'
+import { formatNumber } from '../i18n/format.ts'
+import { useT } from '../i18n/index.ts'
+import { keys, useExperiments, useLearning, useMembers, useTaskSubmissions } from '../queries.ts'
+import type { LearningGradeBody, LearningSubmission, Member, Task } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
 import { SelectField } from '../ui/form.tsx'
-import { Empty, QueryView } from '../ui/Notice.tsx'
+import { Empty, ErrorNotice, Loading } from '../ui/Notice.tsx'
 import { RichText } from '../ui/RichText.tsx'
-import { formatScore, Time } from '../ui/time.tsx'
+import { Time, formatDateTime } from '../ui/time.tsx'
 import { allTasks } from '../workspace/sections.tsx'
-import { AnswerList } from '../workspace/TaskCard.tsx'
+import { NS } from './messages.ts'
+import type { TabProps } from './types.ts'
 
-/** Pick a task or an experiment, then grade each student's newest submission. */
+/** Tasks students hand in: homework and quizzes (reading/video material is not submitted). */
+export const isGradable = (t: Task) => t.taskKind === 'HOMEWORK' || t.taskType === 'QUIZ'
+
+/** Pick a task or an experiment, then grade it student by student. */
 export function GradingTab({ course }: TabProps) {
+  const { t } = useT(NS)
   const [params, setParams] = useSearchParams()
   const tree = useLearning(course.id)
   const experiments = useExperiments(course.id)
   const taskId = params.get('taskId') ?? ''
   const experimentId = params.get('experimentId') ?? ''
   const value = taskId ? `task:${taskId}` : experimentId ? `exp:${experimentId}` : ''
-  const task = allTasks(tree.data).find((t) => t.id === taskId)
+  const task = allTasks(tree.data).find((x) => x.id === taskId)
 
   function choose(v: string) {
     const next = new URLSearchParams(params)
     next.delete('taskId')
     next.delete('experimentId')
+    next.delete('student')
     if (v.startsWith('task:')) next.set('taskId', v.slice(5))
     if (v.startsWith('exp:')) next.set('experimentId', v.slice(4))
     setParams(next, { replace: true })
@@ -35,22 +43,25 @@ export function GradingTab({ course }: TabProps) {
 
   return (
     <>
-      <SelectField label="What to grade" value={value} onChange={(e) => choose(e.target.value)}>
-        <option value="">Choose a task or an experiment…</option>
+      {tree.error && <ErrorNotice error={tree.error} onRetry={() => void tree.refetch()} />}
+      <SelectField label={t('grading.whatToGrade')} value={value} onChange={(e) => choose(e.target.value)}>
+        <option value="">{t('grading.choose')}</option>
         {(tree.data?.units ?? []).flatMap((u) =>
-          u.points.map((p) => (
-            <optgroup key={p.id} label={`${u.title} › ${p.title}`}>
-              {p.tasks.map((t) => (
-                <option key={t.id} value={`task:${t.id}`}>
-                  {t.title}
-                  {t.taskKind === 'HOMEWORK' ? ' (homework)' : ''}
-                </option>
-              ))}
-            </optgroup>
-          )),
+          u.points
+            .filter((p) => p.tasks.some(isGradable))
+            .map((p) => (
+              <optgroup key={p.id} label={`${u.title} › ${p.title}`}>
+                {p.tasks.filter(isGradable).map((x) => (
+                  <option key={x.id} value={`task:${x.id}`}>
+                    {x.title}
+                    {x.taskKind === 'HOMEWORK' ? t('grading.homeworkSuffix') : ''}
+                  </option>
+                ))}
+              </optgroup>
+            )),
         )}
         {(experiments.data ?? []).length > 0 && (
-          <optgroup label="Experiments">
+          <optgroup label={t('grading.experiments')}>
             {experiments.data!.map((e) => (
               <option key={e.id} value={`exp:${e.id}`}>
                 {e.title}
@@ -59,45 +70,192 @@ export function GradingTab({ course }: TabProps) {
           </optgroup>
         )}
       </SelectField>
-      {task && <TaskGrading task={task} courseId={course.id} />}
-      {taskId && !task && tree.data && <Empty>That task is not in this course.</Empty>}
+      {task && (isGradable(task) ? <TaskGrading key={task.id} task={task} courseId={course.id} /> : <Empty>{t('grading.material')}</Empty>)}
+      {taskId && !task && tree.data && <Empty>{t('grading.taskMissing')}</Empty>}
       {experimentId && <ExperimentGrading experimentId={experimentId} courseId={course.id} />}
     </>
   )
 }
 
+interface RosterEntry {
+  member: Member
+  /** Newest first; empty when the student has not submitted. */
+  attempts: LearningSubmission[]
+}
+
+/** Every student of the course: submitted (newest first), then not submitted (by name). */
+function roster(members: Member[], subs: LearningSubmission[]): RosterEntry[] {
+  const byStudent = new Map<string, LearningSubmission[]>()
+  for (const s of [...subs].sort((a, b) => b.submittedAt.localeCompare(a.submittedAt))) {
+    const list = byStudent.get(s.student.id) ?? []
+    list.push(s)
+    byStudent.set(s.student.id, list)
+  }
+  const entries = members.filter((m) => m.role === 'STUDENT').map((member) => ({ member, attempts: byStudent.get(member.userId) ?? [] }))
+  const submitted = entries.filter((e) => e.attempts.length).sort((a, b) => b.attempts[0]!.submittedAt.localeCompare(a.attempts[0]!.submittedAt))
+  const missing = entries.filter((e) => !e.attempts.length).sort((a, b) => (a.member.displayName || a.member.username).localeCompare(b.member.displayName || b.member.username))
+  return [...submitted, ...missing]
+}
+
+const typingInto = (el: EventTarget | null) =>
+  el instanceof HTMLElement && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName))
+
 function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
+  const { t } = useT(NS)
+  const [params, setParams] = useSearchParams()
   const subs = useTaskSubmissions(courseId, task.id)
+  const members = useMembers(courseId)
+  const entries = useMemo(() => (subs.data && members.data ? roster(members.data, subs.data) : []), [subs.data, members.data])
+  const selectedId = params.get('student') ?? entries[0]?.member.userId ?? ''
+  const index = Math.max(0, entries.findIndex((e) => e.member.userId === selectedId))
+  const current = entries[index]
+
+  function select(i: number) {
+    const e = entries[i]
+    if (!e) return
+    const next = new URLSearchParams(params)
+    next.set('student', e.member.userId)
+    setParams(next, { replace: true })
+  }
+
+  // J / K move between students, as in Gmail and Canvas SpeedGrader's keyboard use; never while typing.
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      if (e.altKey || e.ctrlKey || e.metaKey || typingInto(e.target)) return
+      if (e.key === 'j') select(index + 1)
+      else if (e.key === 'k') select(index - 1)
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  })
+
+  if (subs.isPending || members.isPending) return <Loading label={t('grading.loading')} />
+  if (subs.error || members.error)
+    return (
+      <ErrorNotice
+        error={subs.error ?? members.error}
+        onRetry={() => {
+          void subs.refetch()
+          void members.refetch()
+        }}
+      />
+    )
+  if (!entries.length) return <Empty>{t('grading.noStudents')}</Empty>
+
+  const submitted = entries.filter((e) => e.attempts.length)
+  const counts = {
+    submitted: submitted.length,
+    total: entries.length,
+    late: submitted.filter((e) => e.attempts[0]!.late).length,
+    graded: submitted.filter((e) => e.attempts[0]!.status === 'GRADED').length,
+  }
+  const who = (m: Member) => m.displayName || m.username
+
   return (
-    <QueryView query={subs} loading="Loading submissions…">
-      {(list) => {
-        if (list.length === 0) return <Empty>No submissions for this task yet.</Empty>
-        // Newest first already; the newest per student is the one that counts.
-        const newest = new Map<string, { latest: LearningSubmission; attempts: number }>()
-        for (const s of list) {
-          const k = s.student?.id ?? s.id
-          const cur = newest.get(k)
-          if (cur) cur.attempts++
-          else newest.set(k, { latest: s, attempts: 1 })
-        }
-        return (
-          <ul className="plain stack" data-testid="task-submissions">
-            {[...newest.values()].map(({ latest, attempts }) => (
-              <li key={latest.id} className="submission">
-                <LearningSubmissionItem s={latest} attempts={attempts} task={task} courseId={courseId} />
+    <div className="grading-layout">
+      <nav className="grading-roster" aria-label={t('grading.students')}>
+        <p className="meta" data-testid="grading-summary">
+          {t('grading.summary', counts)}
+        </p>
+        <ul className="plain" data-testid="grading-roster">
+          {entries.map((e, i) => {
+            const newest = e.attempts[0]
+            return (
+              <li key={e.member.userId}>
+                <button
+                  type="button"
+                  className="roster-item"
+                  aria-current={i === index ? 'true' : undefined}
+                  onClick={() => select(i)}
+                >
+                  <span className="roster-name">{who(e.member)}</span>{' '}
+                  {!newest ? (
+                    <Badge>{t('grading.notSubmitted')}</Badge>
+                  ) : (
+                    <>
+                      {newest.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
+                      {newest.status === 'GRADED' ? (
+                        <Badge tone="ok">{t('grading.graded', { score: formatNumber(newest.score, 2) })}</Badge>
+                      ) : (
+                        <Badge tone="info">{t('grading.needsGrading')}</Badge>
+                      )}
+                    </>
+                  )}
+                </button>
               </li>
-            ))}
-          </ul>
-        )
-      }}
-    </QueryView>
+            )
+          })}
+        </ul>
+      </nav>
+      {current && (
+        <section className="grading-sheet" aria-label={who(current.member)} data-testid="grading-sheet">
+          <div className="grading-nav">
+            <button type="button" className="btn btn-small" onClick={() => select(index - 1)} disabled={index === 0} aria-keyshortcuts="k">
+              ← {t('grading.previous')}
+            </button>
+            <span className="meta">{t('grading.position', { n: index + 1, total: entries.length })}</span>
+            <button type="button" className="btn btn-small" onClick={() => select(index + 1)} disabled={index === entries.length - 1} aria-keyshortcuts="j">
+              {t('grading.next')} →
+            </button>
+          </div>
+          <p className="hint">{t('grading.keys')}</p>
+          <h3>{who(current.member)}</h3>
+          {current.attempts.length === 0 ? (
+            <Empty>{t('grading.nothingYet')}</Empty>
+          ) : (
+            <Attempts key={current.attempts[0]!.id} attempts={current.attempts} task={task} courseId={courseId} who={who(current.member)} />
+          )}
+        </section>
+      )}
+    </div>
   )
 }
 
-function LearningSubmissionItem({ s, attempts, task, courseId }: { s: LearningSubmission; attempts: number; task: Task; courseId: string }) {
+function Attempts({ attempts, task, courseId, who }: { attempts: LearningSubmission[]; task: Task; courseId: string; who: string }) {
+  const { t } = useT(NS)
+  const [newest, ...earlier] = attempts
+  return (
+    <>
+      <SubmissionGrading s={newest!} task={task} courseId={courseId} who={who} attempts={attempts.length} />
+      {earlier.length > 0 && (
+        <details className="earlier-attempts">
+          <summary>{t('grading.earlier', { count: earlier.length })}</summary>
+          <ul className="plain stack">
+            {earlier.map((s) => (
+              <li key={s.id} className="submission">
+                <p className="submission-head">
+                  {t('grading.attemptAt', { when: formatDateTime(s.submittedAt) })}{' '}
+                  {s.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
+                  {s.status === 'GRADED' && <Badge tone="ok">{t('grading.graded', { score: formatNumber(s.score, 2) })}</Badge>}
+                </p>
+                {s.content && <RichText html={s.content} />}
+                {s.answers && (
+                  <ol className="answers">
+                    {task.questions.map((q) => {
+                      const a = s.answers?.find((x) => x.questionId === q.id)
+                      const text = q.type === 'SHORT_ANSWER' ? a?.text : (a?.selectedOptions ?? []).map((i) => q.options[i]).join(', ')
+                      return (
+                        <li key={q.id}>
+                          <span className="answer-stem">{q.stem}</span> <span className="answer-value">{text || t('grading.noAnswer')}</span>
+                        </li>
+                      )
+                    })}
+                  </ol>
+                )}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </>
+  )
+}
+
+function SubmissionGrading({ s, attempts, task, courseId, who }: { s: LearningSubmission; attempts: number; task: Task; courseId: string; who: string }) {
+  const { t } = useT(NS)
   const queryClient = useQueryClient()
   const grade = useMutation({
-    mutationFn: (body: { score: number; feedback?: string }) => api<LearningSubmission>('PATCH', `/courses/${courseId}/learning/submissions/${s.id}/grade`, body),
+    mutationFn: (body: LearningGradeBody) => api<LearningSubmission>('PATCH', `/courses/${courseId}/learning/submissions/${s.id}/grade`, body),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: keys.taskSubmissions(courseId, task.id) })
       void queryClient.invalidateQueries({ queryKey: keys.learningOverview(courseId) })
@@ -105,26 +263,16 @@ function LearningSubmissionItem({ s, attempts, task, courseId }: { s: LearningSu
       void queryClient.invalidateQueries({ queryKey: keys.homeworks })
     },
   })
-  const who = s.student?.displayName || s.student?.username || 'student'
   return (
-    <>
+    <div className="submission" data-testid="task-submission">
       <p className="submission-head">
-        <strong>{who}</strong> · <Time iso={s.submittedAt} /> {s.late && <Badge tone="danger">Late</Badge>}{' '}
-        {s.status === 'GRADED' ? <Badge tone="ok">Graded {formatScore(s.score)}</Badge> : <Badge tone="info">Needs grading</Badge>}
-        {attempts > 1 && <span className="meta"> · {attempts} attempts</span>}
+        <Time iso={s.submittedAt} /> {s.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
+        {s.status === 'GRADED' ? <Badge tone="ok">{t('grading.graded', { score: formatNumber(s.score, 2) })}</Badge> : <Badge tone="info">{t('grading.needsGrading')}</Badge>}
+        {attempts > 1 && <span className="meta"> · {t('grading.attempts', { count: attempts })}</span>}
       </p>
-      {s.autoScore != null && <p className="meta">Auto score of the choice questions: {formatScore(s.autoScore)} / 100</p>}
-      {s.answers && s.answers.length > 0 && <AnswerList answers={s.answers} questions={task.questions ?? []} />}
+      {s.autoScore != null && <p className="meta">{t('grading.autoScore', { score: formatNumber(s.autoScore, 2) })}</p>}
       {s.content && <RichText html={s.content} />}
-      <GradeForm
-        who={who}
-        initialScore={s.score ?? s.autoScore}
-        initialFeedback={s.feedback}
-        save={(b) => grade.mutate(b)}
-        pending={grade.isPending}
-        error={grade.error}
-        saved={grade.isSuccess}
-      />
-    </>
+      <QuestionGradeForm s={s} task={task} who={who} save={(b) => grade.mutate(b)} pending={grade.isPending} error={grade.error} saved={grade.isSuccess} />
+    </div>
   )
 }

@@ -2,25 +2,30 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState, type DragEvent, type FormEvent } from 'react'
 import { Link } from 'react-router'
 import { api, fieldErrors } from '../api.ts'
-import type { TabProps } from '../pages/Manage.tsx'
+import type { TabProps } from './types.ts'
 import { keys, useLearning, useMembers, useReminders } from '../queries.ts'
 import type { LearningTree, Point, Task, Unit } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
 import { TableWrap, TextArea, TextField } from '../ui/form.tsx'
 import { Empty, ErrorNotice, QueryView } from '../ui/Notice.tsx'
 import { Time } from '../ui/time.tsx'
+import { useT } from '../i18n/index.ts'
+import { NS } from './messages.ts'
+import { DeleteButton } from './DeleteButton.tsx'
 import { taskTypeLabel } from '../workspace/TaskCard.tsx'
+import { isGradable } from './Grading.tsx'
 import { TaskForm } from './TaskForm.tsx'
 
 /** Units → knowledge points → tasks, with create/edit forms and task reordering. */
 export function LearningTab({ course }: TabProps) {
+  const { t: tr } = useT(NS)
   const tree = useLearning(course.id)
   return (
     <>
-      <QueryView query={tree} loading="Loading the learning structure…">
+      <QueryView query={tree} loading={tr('learning.loading')}>
         {(t) =>
           t.units.length === 0 ? (
-            <Empty>No units yet. Start with a unit (a chapter or a week), then add knowledge points and tasks to it.</Empty>
+            <Empty>{tr('learning.empty')}</Empty>
           ) : (
             <ol className="tree manage-tree">
               {t.units.map((u, i) => (
@@ -33,11 +38,11 @@ export function LearningTab({ course }: TabProps) {
         }
       </QueryView>
       <TitleForm
-        legend="Add a unit"
-        submitLabel="Add unit"
+        legend={tr('learning.addUnit')}
+        submitLabel={tr('learning.addUnitButton')}
         path={`/courses/${course.id}/learning/units`}
         courseId={course.id}
-        titleLabel="Unit title"
+        titleLabel={tr('learning.unitTitle')}
       />
     </>
   )
@@ -71,6 +76,7 @@ function TitleForm({
   initial?: { title: string; description: string | null }
   onDone?: () => void
 }) {
+  const { t } = useT(NS)
   const invalidate = useInvalidateTree(courseId)
   const [title, setTitle] = useState(initial?.title ?? '')
   const [description, setDescription] = useState(initial?.description ?? '')
@@ -89,7 +95,7 @@ function TitleForm({
   })
   function submit(e: FormEvent) {
     e.preventDefault()
-    if (!title.trim()) return setError('Enter a title.')
+    if (!title.trim()) return setError(t('learning.titleRequired'))
     setError(undefined)
     save.mutate()
   }
@@ -98,15 +104,15 @@ function TitleForm({
       <fieldset>
         <legend>{legend}</legend>
         <TextField label={titleLabel} value={title} onChange={(e) => setTitle(e.target.value)} error={error} maxLength={200} required />
-        <TextArea label="Description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} hint="Optional." />
+        <TextArea label={t('learning.description')} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} hint={t('learning.optional')} />
         {save.error && !error && <ErrorNotice error={save.error} />}
         <div className="actions">
           <button type="submit" className="btn btn-primary btn-small" disabled={save.isPending}>
-            {save.isPending ? 'Saving…' : submitLabel}
+            {save.isPending ? t('learning.saving') : submitLabel}
           </button>
           {onDone && (
             <button type="button" className="btn btn-small btn-ghost" onClick={onDone}>
-              Cancel
+              {t('learning.cancel')}
             </button>
           )}
         </div>
@@ -116,26 +122,32 @@ function TitleForm({
 }
 
 function UnitEditor({ unit, index, courseId }: { unit: Unit; index: number; courseId: string }) {
+  const { t } = useT(NS)
+  const invalidate = useInvalidateTree(courseId)
   const [editing, setEditing] = useState(false)
   return (
     <>
       <div className="item-head">
-        <h3>
-          Unit {index + 1}: {unit.title}
-        </h3>
-        <button aria-label={`Edit unit ${unit.title}`} type="button" className="btn btn-small btn-ghost" onClick={() => setEditing((x) => !x)} aria-expanded={editing}>
-          Edit
+        <h3>{t('learning.unitHeading', { n: index + 1, title: unit.title })}</h3>
+        <button aria-label={t('learning.editUnit', { title: unit.title })} type="button" className="btn btn-small btn-ghost" onClick={() => setEditing((x) => !x)} aria-expanded={editing}>
+          {t('learning.edit')}
         </button>
+        <DeleteButton
+          label={t('learning.deleteUnit', { title: unit.title })}
+          confirm={t('learning.confirmDeleteUnit', { title: unit.title })}
+          path={`/courses/${courseId}/learning/units/${unit.id}`}
+          onDeleted={invalidate}
+        />
       </div>
       {unit.description && <p className="meta">{unit.description}</p>}
       {editing && (
         <TitleForm
-          legend={`Edit unit ${unit.title}`}
-          submitLabel="Save unit"
+          legend={t('learning.editUnit', { title: unit.title })}
+          submitLabel={t('learning.saveUnit')}
           method="PATCH"
           path={`/courses/${courseId}/learning/units/${unit.id}`}
           courseId={courseId}
-          titleLabel="Unit title"
+          titleLabel={t('learning.unitTitle')}
           initial={unit}
           onDone={() => setEditing(false)}
         />
@@ -148,17 +160,18 @@ function UnitEditor({ unit, index, courseId }: { unit: Unit; index: number; cour
         ))}
       </ol>
       <TitleForm
-        legend={`Add a knowledge point to ${unit.title}`}
-        submitLabel="Add knowledge point"
+        legend={t('learning.addPoint', { title: unit.title })}
+        submitLabel={t('learning.addPointButton')}
         path={`/courses/${courseId}/learning/units/${unit.id}/points`}
         courseId={courseId}
-        titleLabel="Knowledge point title"
+        titleLabel={t('learning.pointTitle')}
       />
     </>
   )
 }
 
 function PointEditor({ point, courseId }: { point: Point; courseId: string }) {
+  const { t } = useT(NS)
   const [editing, setEditing] = useState(false)
   const [adding, setAdding] = useState(false)
   const invalidate = useInvalidateTree(courseId)
@@ -173,19 +186,25 @@ function PointEditor({ point, courseId }: { point: Point; courseId: string }) {
     <>
       <div className="item-head">
         <h4>{point.title}</h4>
-        <button aria-label={`Edit knowledge point ${point.title}`} type="button" className="btn btn-small btn-ghost" onClick={() => setEditing((x) => !x)} aria-expanded={editing}>
-          Edit
+        <button aria-label={t('learning.editPoint', { title: point.title })} type="button" className="btn btn-small btn-ghost" onClick={() => setEditing((x) => !x)} aria-expanded={editing}>
+          {t('learning.edit')}
         </button>
+        <DeleteButton
+          label={t('learning.deletePoint', { title: point.title })}
+          confirm={t('learning.confirmDeletePoint', { title: point.title })}
+          path={`/courses/${courseId}/learning/points/${point.id}`}
+          onDeleted={invalidate}
+        />
       </div>
       {point.description && <p className="meta">{point.description}</p>}
       {editing && (
         <TitleForm
-          legend={`Edit knowledge point ${point.title}`}
-          submitLabel="Save knowledge point"
+          legend={t('learning.editPoint', { title: point.title })}
+          submitLabel={t('learning.savePoint')}
           method="PATCH"
           path={`/courses/${courseId}/learning/points/${point.id}`}
           courseId={courseId}
-          titleLabel="Knowledge point title"
+          titleLabel={t('learning.pointTitle')}
           initial={point}
           onDone={() => setEditing(false)}
         />
@@ -194,11 +213,11 @@ function PointEditor({ point, courseId }: { point: Point; courseId: string }) {
       {adding ? (
         <TaskForm courseId={courseId} onSubmit={(b) => create.mutate(b)} onCancel={() => setAdding(false)} pending={create.isPending} error={create.error} />
       ) : (
-        <button aria-label={`Add task to ${point.title}`} type="button" className="btn btn-small" onClick={() => {
+        <button aria-label={t('learning.addTaskTo', { title: point.title })} type="button" className="btn btn-small" onClick={() => {
             create.reset()
             setAdding(true)
           }}>
-          Add task
+          {t('learning.addTask')}
         </button>
       )}
     </>
@@ -210,6 +229,7 @@ function PointEditor({ point, courseId }: { point: Point; courseId: string }) {
  * Move up / Move down buttons (keyboard); each change is saved with PATCH …/tasks/order.
  */
 function TaskList({ point, courseId }: { point: Point; courseId: string }) {
+  const { t: tr } = useT(NS)
   const queryClient = useQueryClient()
   const [order, setOrder] = useState(() => point.tasks.map((t) => t.id))
   const [dragging, setDragging] = useState<string | null>(null)
@@ -244,7 +264,7 @@ function TaskList({ point, courseId }: { point: Point; courseId: string }) {
     const [id] = next.splice(from, 1)
     next.splice(to, 0, id!)
     setOrder(next)
-    setAnnounce(`Moved ${byId.get(id!)?.title} to position ${to + 1} of ${next.length}.`)
+    setAnnounce(tr('learning.moved', { title: byId.get(id!)?.title, n: to + 1, total: next.length }))
     save.mutate(next)
   }
 
@@ -268,10 +288,10 @@ function TaskList({ point, courseId }: { point: Point; courseId: string }) {
     if (from >= 0 && to >= 0) move(from, to)
   }
 
-  if (tasks.length === 0) return <Empty>No tasks in this knowledge point yet.</Empty>
+  if (tasks.length === 0) return <Empty>{tr('learning.noTasks')}</Empty>
   return (
     <>
-      <p className="hint">Drag tasks to reorder them, or use the Move buttons.</p>
+      <p className="hint">{tr('learning.dragHint')}</p>
       <ol className="task-order" data-testid={`task-order-${point.id}`}>
         {tasks.map((t, i) => (
           <li
@@ -301,6 +321,7 @@ function TaskList({ point, courseId }: { point: Point; courseId: string }) {
 }
 
 function TaskRow({ task, courseId, index, count, onMove }: { task: Task; courseId: string; index: number; count: number; onMove: (to: number) => void }) {
+  const { t } = useT(NS)
   const [panel, setPanel] = useState<'edit' | 'reminders' | null>(null)
   const invalidate = useInvalidateTree(courseId)
   const queryClient = useQueryClient()
@@ -321,32 +342,40 @@ function TaskRow({ task, courseId, index, count, onMove }: { task: Task; courseI
         </span>
         <span className="task-title">{task.title}</span>
         <span className="task-tags">
-          {task.taskKind === 'HOMEWORK' && <Badge tone="warn">Homework</Badge>}
+          {task.taskKind === 'HOMEWORK' && <Badge tone="warn">{t('learning.homework')}</Badge>}
           <Badge>{taskTypeLabel(task)}</Badge>
           {task.taskKind === 'HOMEWORK' && (
             <span className="meta">
-              due <Time iso={task.dueAt} />
+              {t('learning.due')} <Time iso={task.dueAt} />
             </span>
           )}
         </span>
         <span className="task-actions">
-          <button aria-label={`Move up: ${task.title}`} type="button" className="btn btn-small btn-ghost" disabled={index === 0} onClick={() => onMove(index - 1)}>
-            Move up
+          <button aria-label={t('learning.moveUpLabel', { title: task.title })} type="button" className="btn btn-small btn-ghost" disabled={index === 0} onClick={() => onMove(index - 1)}>
+            {t('learning.moveUp')}
           </button>
-          <button aria-label={`Move down: ${task.title}`} type="button" className="btn btn-small btn-ghost" disabled={index === count - 1} onClick={() => onMove(index + 1)}>
-            Move down
+          <button aria-label={t('learning.moveDownLabel', { title: task.title })} type="button" className="btn btn-small btn-ghost" disabled={index === count - 1} onClick={() => onMove(index + 1)}>
+            {t('learning.moveDown')}
           </button>
-          <button aria-label={`Edit: ${task.title}`} type="button" className="btn btn-small" aria-expanded={panel === 'edit'} onClick={() => toggle('edit')}>
-            Edit
+          <button aria-label={t('learning.editTask', { title: task.title })} type="button" className="btn btn-small" aria-expanded={panel === 'edit'} onClick={() => toggle('edit')}>
+            {t('learning.edit')}
           </button>
           {task.taskKind === 'HOMEWORK' && (
-            <button aria-label={`Reminders: ${task.title}`} type="button" className="btn btn-small" aria-expanded={panel === 'reminders'} onClick={() => toggle('reminders')}>
-              Reminders
+            <button aria-label={t('learning.remindersOf', { title: task.title })} type="button" className="btn btn-small" aria-expanded={panel === 'reminders'} onClick={() => toggle('reminders')}>
+              {t('learning.reminders')}
             </button>
           )}
-          <Link aria-label={`Submissions: ${task.title}`} className="btn btn-small" to={`?tab=grading&taskId=${task.id}`}>
-            Submissions
-          </Link>
+          {isGradable(task) && (
+            <Link aria-label={t('learning.submissionsOf', { title: task.title })} className="btn btn-small" to={`?tab=grading&taskId=${task.id}`}>
+              {t('learning.submissions')}
+            </Link>
+          )}
+          <DeleteButton
+            label={t('learning.deleteTask', { title: task.title })}
+            confirm={t('learning.confirmDeleteTask', { title: task.title })}
+            path={`/courses/${courseId}/learning/tasks/${task.id}`}
+            onDeleted={invalidate}
+          />
         </span>
       </div>
       {panel === 'edit' && (
@@ -357,29 +386,28 @@ function TaskRow({ task, courseId, index, count, onMove }: { task: Task; courseI
   )
 }
 
-const TRIGGER_LABEL = { START: 'When it opens', BEFORE_DUE_24H: '24 hours before due', DUE: 'When due' } as const
-
 /** The reminder events of one homework: who gets which reminder when, and whether it went out. */
 export function ReminderSchedule({ courseId, task }: { courseId: string; task: Task }) {
+  const { t } = useT(NS)
   const events = useReminders(courseId, task.id)
   const members = useMembers(courseId)
   const names = new Map((members.data ?? []).map((m) => [m.userId, m.displayName || m.username]))
   return (
     <div className="reminders">
-      <h5>Reminder schedule of {task.title}</h5>
-      <QueryView query={events} loading="Loading reminders…">
+      <h5>{t('reminders.heading', { title: task.title })}</h5>
+      <QueryView query={events} loading={t('reminders.loading')}>
         {(list) =>
           list.length === 0 ? (
-            <Empty>No reminders are scheduled (no students yet, the switches are off, or the times have passed).</Empty>
+            <Empty>{t('reminders.empty')}</Empty>
           ) : (
-            <TableWrap label={`Reminders of ${task.title}`}>
+            <TableWrap label={t('reminders.table', { title: task.title })}>
               <table>
                 <thead>
                   <tr>
-                    <th scope="col">Student</th>
-                    <th scope="col">Reminder</th>
-                    <th scope="col">Scheduled</th>
-                    <th scope="col">State</th>
+                    <th scope="col">{t('reminders.student')}</th>
+                    <th scope="col">{t('reminders.reminder')}</th>
+                    <th scope="col">{t('reminders.scheduled')}</th>
+                    <th scope="col">{t('reminders.state')}</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -388,13 +416,13 @@ export function ReminderSchedule({ courseId, task }: { courseId: string; task: T
                     .map((e) => (
                       <tr key={e.id}>
                         <td>{names.get(e.targetUserId) ?? e.targetUserId.slice(0, 8)}</td>
-                        <td>{TRIGGER_LABEL[e.triggerType] ?? e.triggerType}</td>
+                        <td>{t(`reminders.trigger.${e.triggerType}`)}</td>
                         <td>
                           <Time iso={e.scheduledAt} />
                         </td>
                         <td>
                           <Badge tone={e.state === 'SENT' ? 'ok' : e.state === 'CANCELED' ? 'neutral' : 'info'}>
-                            {e.state === 'SENT' ? 'Sent' : e.state === 'CANCELED' ? 'Canceled' : 'Pending'}
+                            {t(`reminders.stateName.${e.state}`)}
                           </Badge>
                           {e.sentAt && (
                             <span className="meta">

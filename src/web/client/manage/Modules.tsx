@@ -2,8 +2,10 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { api } from '../api.ts'
 import { MODULE_LABELS } from '../modules.ts'
-import type { TabProps } from '../pages/Manage.tsx'
+import type { TabProps } from './types.ts'
 import { keys, useModules } from '../queries.ts'
+import { useT } from '../i18n/index.ts'
+import { NS } from './messages.ts'
 import type { ModuleConfig } from '../types.ts'
 import { ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 
@@ -14,6 +16,7 @@ export function ModulesTab({ course }: TabProps) {
 }
 
 function ModulesEditor({ courseId, initial }: { courseId: string; initial: ModuleConfig[] }) {
+  const { t } = useT(NS)
   const queryClient = useQueryClient()
   const [rows, setRows] = useState(initial)
   const [announce, setAnnounce] = useState('')
@@ -31,12 +34,12 @@ function ModulesEditor({ courseId, initial }: { courseId: string; initial: Modul
     const [m] = next.splice(i, 1)
     next.splice(to, 0, m!)
     setRows(next)
-    setAnnounce(`${MODULE_LABELS[m!.moduleKey]} moved to position ${to + 1}.`)
+    setAnnounce(t('modules.moved', { name: MODULE_LABELS[m!.moduleKey], n: to + 1 }))
     save.reset()
   }
   return (
     <>
-      <p>Students see the enabled sections in this order on the course page.</p>
+      <p>{t('modules.intro')}</p>
       <ol className="module-list">
         {rows.map((m, i) => (
           <li key={m.moduleKey} className="module-row">
@@ -53,11 +56,11 @@ function ModulesEditor({ courseId, initial }: { courseId: string; initial: Modul
               <label htmlFor={`module-${m.moduleKey}`}>{MODULE_LABELS[m.moduleKey]}</label>
             </span>
             <span className="task-actions">
-              <button aria-label={`Move up: ${MODULE_LABELS[m.moduleKey]}`} type="button" className="btn btn-small btn-ghost" disabled={i === 0} onClick={() => move(i, i - 1)}>
-                Move up
+              <button aria-label={t('learning.moveUpLabel', { title: MODULE_LABELS[m.moduleKey] })} type="button" className="btn btn-small btn-ghost" disabled={i === 0} onClick={() => move(i, i - 1)}>
+                {t('learning.moveUp')}
               </button>
-              <button aria-label={`Move down: ${MODULE_LABELS[m.moduleKey]}`} type="button" className="btn btn-small btn-ghost" disabled={i === rows.length - 1} onClick={() => move(i, i + 1)}>
-                Move down
+              <button aria-label={t('learning.moveDownLabel', { title: MODULE_LABELS[m.moduleKey] })} type="button" className="btn btn-small btn-ghost" disabled={i === rows.length - 1} onClick={() => move(i, i + 1)}>
+                {t('learning.moveDown')}
               </button>
             </span>
           </li>
@@ -68,9 +71,9 @@ function ModulesEditor({ courseId, initial }: { courseId: string; initial: Modul
       </p>
       {save.error && <ErrorNotice error={save.error} />}
       <button type="button" className="btn btn-primary" onClick={() => save.mutate()} disabled={save.isPending}>
-        {save.isPending ? 'Saving…' : 'Save modules'}
+        {save.isPending ? t('common.saving') : t('modules.save')}
       </button>
-      {save.isSuccess && <Success>Saved. The course page now shows these sections.</Success>}
+      {save.isSuccess && <Success>{t('modules.saved')}</Success>}
     </>
   )
 }

@@ -1,27 +1,66 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useRef, useState, type FormEvent } from 'react'
 import { fieldErrors, upload } from '../api.ts'
-import type { TabProps } from '../pages/Manage.tsx'
-import { keys } from '../queries.ts'
+import type { TabProps } from './types.ts'
+import { keys, useResources } from '../queries.ts'
+import { useT } from '../i18n/index.ts'
+import { NS } from './messages.ts'
+import { DeleteButton } from './DeleteButton.tsx'
 import type { Resource, ResourceType } from '../types.ts'
 import { SelectField, TextField } from '../ui/form.tsx'
-import { ErrorNotice, Success } from '../ui/Notice.tsx'
+import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { ResourcesSection } from '../workspace/sections.tsx'
 
 export function ResourcesTab({ course }: TabProps) {
+  const { t } = useT(NS)
   return (
     <div className="grid-2">
       <div>
-        <h3>Resources</h3>
+        <h3>{t('resources.heading')}</h3>
         <ResourcesSection course={course} isTeacher />
+        <ResourceDeletes courseId={course.id} />
       </div>
       <UploadResource courseId={course.id} />
     </div>
   )
 }
 
+/** Each resource with its delete button (a resource still used by a FILE task is refused: 409). */
+function ResourceDeletes({ courseId }: { courseId: string }) {
+  const { t } = useT(NS)
+  const queryClient = useQueryClient()
+  const list = useResources(courseId)
+  return (
+    <details className="resource-deletes">
+      <summary>{t('resources.remove')}</summary>
+      <QueryView query={list}>
+        {(items) =>
+          items.length === 0 ? (
+            <Empty>{t('resources.none')}</Empty>
+          ) : (
+            <ul className="plain stack">
+              {items.map((r) => (
+                <li key={r.id} className="item-head">
+                  <span className="roster-name">{r.name}</span>
+                  <DeleteButton
+                    label={t('resources.deleteLabel', { name: r.name })}
+                    confirm={t('resources.confirmDelete', { name: r.name })}
+                    path={`/courses/${courseId}/resources/${r.id}`}
+                    onDeleted={() => void queryClient.invalidateQueries({ queryKey: keys.resources(courseId) })}
+                  />
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </QueryView>
+    </details>
+  )
+}
+
 /** Files go up through XMLHttpRequest so the progress bar can follow the upload. */
 function UploadResource({ courseId }: { courseId: string }) {
+  const { t } = useT(NS)
   const queryClient = useQueryClient()
   const fileRef = useRef<HTMLInputElement>(null)
   const [name, setName] = useState('')
@@ -46,9 +85,9 @@ function UploadResource({ courseId }: { courseId: string }) {
     e.preventDefault()
     const errs: Record<string, string> = {}
     const file = fileRef.current?.files?.[0]
-    if (!name.trim()) errs.name = 'Name the resource.'
-    if (type === 'FILE' && !file) errs.file = 'Choose a file to upload.'
-    if (type !== 'FILE' && !/^https?:\/\/\S+$/i.test(externalUrl.trim())) errs.externalUrl = 'Enter a web address starting with http:// or https://.'
+    if (!name.trim()) errs.name = t('resources.errors.name')
+    if (type === 'FILE' && !file) errs.file = t('resources.errors.file')
+    if (type !== 'FILE' && !/^https?:\/\/\S+$/i.test(externalUrl.trim())) errs.externalUrl = t('resources.errors.url')
     setErrors(errs)
     if (Object.keys(errs).length) return
     const form = new FormData()
@@ -60,18 +99,18 @@ function UploadResource({ courseId }: { courseId: string }) {
     send.mutate(form)
   }
   return (
-    <form onSubmit={submit} noValidate aria-label="Add a resource">
-      <h3>Add a resource</h3>
-      <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} error={errors.name} maxLength={200} required />
-      <SelectField label="Type" value={type} onChange={(e) => setType(e.target.value as ResourceType)}>
-        <option value="FILE">File upload</option>
-        <option value="VIDEO">Video link</option>
-        <option value="LINK">Web link</option>
+    <form onSubmit={submit} noValidate aria-label={t('resources.add')}>
+      <h3>{t('resources.add')}</h3>
+      <TextField label={t('resources.name')} value={name} onChange={(e) => setName(e.target.value)} error={errors.name} maxLength={200} required />
+      <SelectField label={t('resources.type')} value={type} onChange={(e) => setType(e.target.value as ResourceType)}>
+        <option value="FILE">{t('resources.typeFile')}</option>
+        <option value="VIDEO">{t('resources.typeVideo')}</option>
+        <option value="LINK">{t('resources.typeLink')}</option>
       </SelectField>
-      <TextField label="Category" value={category} onChange={(e) => setCategory(e.target.value)} hint="Optional, for example Slides or Reading." maxLength={100} />
+      <TextField label={t('resources.category')} value={category} onChange={(e) => setCategory(e.target.value)} hint={t('resources.categoryHint')} maxLength={100} />
       {type === 'FILE' ? (
         <div className="field">
-          <label htmlFor="resource-file">File</label>
+          <label htmlFor="resource-file">{t('resources.file')}</label>
           <input id="resource-file" type="file" ref={fileRef} aria-invalid={errors.file ? true : undefined} aria-describedby={errors.file ? 'resource-file-error' : undefined} />
           {errors.file && (
             <p className="field-error" id="resource-file-error">
@@ -80,11 +119,11 @@ function UploadResource({ courseId }: { courseId: string }) {
           )}
         </div>
       ) : (
-        <TextField label="Address" type="url" placeholder="https://" value={externalUrl} onChange={(e) => setExternalUrl(e.target.value)} error={errors.externalUrl} required />
+        <TextField label={t('resources.address')} type="url" value={externalUrl} onChange={(e) => setExternalUrl(e.target.value)} error={errors.externalUrl} required />
       )}
       {progress != null && (
         <div className="progress">
-          <label htmlFor="resource-progress">Uploading</label>
+          <label htmlFor="resource-progress">{t('resources.uploading')}</label>
           <progress id="resource-progress" max={1} value={progress}>
             {Math.round(progress * 100)}%
           </progress>
@@ -93,9 +132,9 @@ function UploadResource({ courseId }: { courseId: string }) {
       )}
       {send.error && !Object.keys(errors).length && <ErrorNotice error={send.error} />}
       <button type="submit" className="btn btn-primary" disabled={send.isPending}>
-        {send.isPending ? 'Uploading…' : 'Add resource'}
+        {send.isPending ? t('resources.uploadingEllipsis') : t('resources.addButton')}
       </button>
-      {send.isSuccess && <Success>Resource added.</Success>}
+      {send.isSuccess && <Success>{t('resources.added')}</Success>}
     </form>
   )
 }

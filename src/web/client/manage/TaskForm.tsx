@@ -1,5 +1,9 @@
 import { useState, type FormEvent } from 'react'
-import { useResources } from '../queries.ts'
+import { translate, useT } from '../i18n/index.ts'
+import { useResources, useTaskSubmissions } from '../queries.ts'
+import { useDraft } from '../ui/useDraft.ts'
+import { NS } from './messages.ts'
+import { useUnsavedChanges } from './useUnsavedChanges.ts'
 import type { MaterialType, QuestionType, Task, TaskKind, TaskType } from '../types.ts'
 import { Checkbox, RadioGroup, SelectField, TextField } from '../ui/form.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
@@ -70,30 +74,31 @@ export function draftOf(task?: Task): TaskDraft {
 /** Checks a draft against the contract's rules; returns the problems, keyed for display. */
 export function validateDraft(d: TaskDraft): Record<string, string> {
   const e: Record<string, string> = {}
-  if (!d.title.trim()) e.title = 'Give the task a title.'
+  const m = (key: string, o: Record<string, unknown> = {}) => translate(`manage:taskForm.errors.${key}`, o)
+  if (!d.title.trim()) e.title = m('title')
   if (d.taskType === 'MEDIA') {
-    if (d.materialType === 'LINK' && !/^https?:\/\/\S+$/i.test(d.url.trim())) e.url = 'Enter a web address starting with http:// or https://.'
-    if (d.materialType === 'FILE' && !d.resourceId) e.resourceId = 'Choose a file resource (upload one under Resources first).'
-    if (d.materialType === 'TEXT' && !d.content.trim()) e.content = 'Write the text students should read.'
+    if (d.materialType === 'LINK' && !/^https?:\/\/\S+$/i.test(d.url.trim())) e.url = m('url')
+    if (d.materialType === 'FILE' && !d.resourceId) e.resourceId = m('resourceId')
+    if (d.materialType === 'TEXT' && !d.content.trim()) e.content = m('content')
   } else {
-    if (d.questions.length === 0) e.questions = 'Add at least one question.'
+    if (d.questions.length === 0) e.questions = m('questions')
     d.questions.forEach((q, i) => {
-      const at = `Question ${i + 1}`
-      if (!q.stem.trim()) e[`q${i}`] = `${at}: write the question.`
+      const n = i + 1
+      if (!q.stem.trim()) e[`q${i}`] = m('stem', { n })
       else if (q.type !== 'SHORT_ANSWER') {
-        if (q.options.filter((o) => o.trim()).length < 2 || q.options.some((o) => !o.trim())) e[`q${i}`] = `${at}: give at least two options, none empty.`
-        else if (q.type === 'SINGLE_CHOICE' && q.correctOptions.length !== 1) e[`q${i}`] = `${at}: mark exactly one correct option.`
-        else if (q.type === 'MULTIPLE_CHOICE' && q.correctOptions.length === 0) e[`q${i}`] = `${at}: mark at least one correct option.`
+        if (q.options.filter((o) => o.trim()).length < 2 || q.options.some((o) => !o.trim())) e[`q${i}`] = m('options', { n })
+        else if (q.type === 'SINGLE_CHOICE' && q.correctOptions.length !== 1) e[`q${i}`] = m('single', { n })
+        else if (q.type === 'MULTIPLE_CHOICE' && q.correctOptions.length === 0) e[`q${i}`] = m('multiple', { n })
       }
       const pts = Number(q.points)
-      if (!e[`q${i}`] && (!Number.isFinite(pts) || pts <= 0)) e[`q${i}`] = `${at}: points must be a positive number.`
+      if (!e[`q${i}`] && (!Number.isFinite(pts) || pts <= 0)) e[`q${i}`] = m('points', { n })
     })
   }
   if (d.taskKind === 'HOMEWORK') {
     const s = fromLocalInput(d.startAt)
     const due = fromLocalInput(d.dueAt)
-    if (!due) e.dueAt = 'Choose when the homework is due.'
-    else if (s && due <= s) e.dueAt = 'The due time must be after the start time.'
+    if (!due) e.dueAt = m('dueAt')
+    else if (s && due <= s) e.dueAt = m('dueAfterStart')
   }
   return e
 }
@@ -140,7 +145,16 @@ export function TaskForm({
   pending: boolean
   error: unknown
 }) {
-  const [d, setD] = useState<TaskDraft>(() => draftOf(task))
+  const { t } = useT(NS)
+  // Drafts survive a re-login (ui/useDraft.ts): new tasks per point... per course, edits per task.
+  const initial = useState(() => draftOf(task))[0]
+  const [d, setDraft, clearDraft] = useDraft<TaskDraft>(`task:${courseId}:${task?.id ?? 'new'}`, initial)
+  const setD = (f: (x: TaskDraft) => TaskDraft) => setDraft(f(d))
+  const dirty = JSON.stringify({ ...d, questions: d.questions.map(({ key: _k, ...q }) => q) }) !== JSON.stringify({ ...initial, questions: initial.questions.map(({ key: _k, ...q }) => q) })
+  useUnsavedChanges(dirty && !pending)
+  // Once students have submitted, the task type is fixed (the server refuses the switch with 409).
+  const submissions = useTaskSubmissions(courseId, task?.id ?? '', { enabled: Boolean(task) })
+  const typeLocked = Boolean(task) && (submissions.data?.length ?? 0) > 0
   const [errors, setErrors] = useState<Record<string, string>>({})
   const resources = useResources(courseId)
   const files = (resources.data ?? []).filter((r) => r.type === 'FILE')
@@ -151,49 +165,64 @@ export function TaskForm({
     e.preventDefault()
     const errs = validateDraft(d)
     setErrors(errs)
-    if (Object.keys(errs).length === 0) onSubmit(bodyOf(d))
+    if (Object.keys(errs).length === 0) {
+      onSubmit(bodyOf(d))
+      clearDraft()
+    }
+  }
+  function cancel() {
+    clearDraft()
+    onCancel()
   }
 
   const questionErrors = Object.entries(errors).filter(([k]) => /^q\d+$|^questions$/.test(k))
   return (
-    <form className="task-form" onSubmit={submit} noValidate aria-label={task ? `Edit ${task.title}` : 'New task'}>
-      <TextField label="Task title" value={d.title} onChange={(e) => set('title', e.target.value)} error={errors.title} maxLength={200} required />
+    <form className="task-form" onSubmit={submit} noValidate aria-label={task ? t('taskForm.editLabel', { title: task.title }) : t('taskForm.newLabel')}>
+      <TextField label={t('taskForm.title')} value={d.title} onChange={(e) => set('title', e.target.value)} error={errors.title} maxLength={200} required />
       <div className="row">
         <RadioGroup<TaskKind>
-          legend="Kind"
+          legend={t('taskForm.kind')}
           name="kind"
           value={d.taskKind}
           onChange={(v) => set('taskKind', v)}
           options={[
-            { value: 'LEARNING', label: 'Learning' },
-            { value: 'HOMEWORK', label: 'Homework' },
+            { value: 'LEARNING', label: t('taskForm.learning') },
+            { value: 'HOMEWORK', label: t('taskForm.homework') },
           ]}
         />
-        <RadioGroup<TaskType>
-          legend="Type"
-          name="type"
-          value={d.taskType}
-          onChange={(v) => setD((x) => ({ ...x, taskType: v, questions: v === 'QUIZ' && x.questions.length === 0 ? [newQuestion()] : x.questions }))}
-          options={[
-            { value: 'MEDIA', label: 'Material' },
-            { value: 'QUIZ', label: 'Quiz' },
-          ]}
-        />
+        {typeLocked ? (
+          <div className="field" data-testid="type-locked">
+            <p className="label-like">{t('taskForm.type')}</p>
+            <p>{d.taskType === 'QUIZ' ? t('taskForm.quiz') : t('taskForm.material')}</p>
+            <p className="hint">{t('taskForm.typeLocked')}</p>
+          </div>
+        ) : (
+          <RadioGroup<TaskType>
+            legend={t('taskForm.type')}
+            name="type"
+            value={d.taskType}
+            onChange={(v) => setD((x) => ({ ...x, taskType: v, questions: v === 'QUIZ' && x.questions.length === 0 ? [newQuestion()] : x.questions }))}
+            options={[
+              { value: 'MEDIA', label: t('taskForm.material') },
+              { value: 'QUIZ', label: t('taskForm.quiz') },
+            ]}
+          />
+        )}
       </div>
 
       {d.taskType === 'MEDIA' && (
         <>
-          <SelectField label="Material type" value={d.materialType} onChange={(e) => set('materialType', e.target.value as MaterialType)}>
-            <option value="TEXT">Text</option>
-            <option value="LINK">Link</option>
-            <option value="FILE">File</option>
+          <SelectField label={t('taskForm.materialType')} value={d.materialType} onChange={(e) => set('materialType', e.target.value as MaterialType)}>
+            <option value="TEXT">{t('taskForm.text')}</option>
+            <option value="LINK">{t('taskForm.link')}</option>
+            <option value="FILE">{t('taskForm.file')}</option>
           </SelectField>
           {d.materialType === 'LINK' && (
-            <TextField label="Link address" type="url" value={d.url} onChange={(e) => set('url', e.target.value)} error={errors.url} placeholder="https://" required />
+            <TextField label={t('taskForm.linkAddress')} type="url" value={d.url} onChange={(e) => set('url', e.target.value)} error={errors.url} required />
           )}
           {d.materialType === 'FILE' && (
-            <SelectField label="File resource" value={d.resourceId} onChange={(e) => set('resourceId', e.target.value)} error={errors.resourceId} required>
-              <option value="">Choose a file…</option>
+            <SelectField label={t('taskForm.fileResource')} value={d.resourceId} onChange={(e) => set('resourceId', e.target.value)} error={errors.resourceId} required>
+              <option value="">{t('taskForm.chooseFile')}</option>
               {files.map((r) => (
                 <option key={r.id} value={r.id}>
                   {r.name}
@@ -204,7 +233,7 @@ export function TaskForm({
         </>
       )}
       <RichEditor
-        label={d.taskType === 'QUIZ' ? 'Instructions' : d.materialType === 'TEXT' ? 'Text' : 'Description'}
+        label={d.taskType === 'QUIZ' ? t('taskForm.instructions') : d.materialType === 'TEXT' ? t('taskForm.text') : t('taskForm.description')}
         value={d.content}
         onChange={(v) => set('content', v)}
         error={errors.content}
@@ -212,7 +241,7 @@ export function TaskForm({
 
       {d.taskType === 'QUIZ' && (
         <fieldset className="questions-editor">
-          <legend>Questions</legend>
+          <legend>{t('taskForm.questions')}</legend>
           {questionErrors.length > 0 && (
             <ul className="field-error" role="alert">
               {questionErrors.map(([k, m]) => (
@@ -224,29 +253,29 @@ export function TaskForm({
             <div key={q.key} className="question-editor" data-testid="question-editor">
               <div className="row">
                 <SelectField
-                  label={`Question ${i + 1} type`}
+                  label={t('taskForm.questionType', { n: i + 1 })}
                   value={q.type}
                   onChange={(e) => {
                     const type = e.target.value as QuestionType
                     setQ(i, { type, options: type === 'SHORT_ANSWER' ? [] : q.options.length >= 2 ? q.options : ['', ''], correctOptions: type === 'SINGLE_CHOICE' ? q.correctOptions.slice(0, 1) : q.correctOptions })
                   }}
                 >
-                  <option value="SINGLE_CHOICE">Single choice</option>
-                  <option value="MULTIPLE_CHOICE">Multiple choice</option>
-                  <option value="SHORT_ANSWER">Short answer</option>
+                  <option value="SINGLE_CHOICE">{t('taskForm.single')}</option>
+                  <option value="MULTIPLE_CHOICE">{t('taskForm.multiple')}</option>
+                  <option value="SHORT_ANSWER">{t('taskForm.short')}</option>
                 </SelectField>
-                <TextField label={`Question ${i + 1} points`} type="number" min={0.5} step="0.5" value={q.points} onChange={(e) => setQ(i, { points: e.target.value })} />
+                <TextField label={t('taskForm.questionPoints', { n: i + 1 })} className="score-input" type="number" min={0.5} step="0.5" value={q.points} onChange={(e) => setQ(i, { points: e.target.value })} />
               </div>
-              <TextField label={`Question ${i + 1}`} value={q.stem} onChange={(e) => setQ(i, { stem: e.target.value })} required />
+              <TextField label={t('taskForm.question', { n: i + 1 })} value={q.stem} onChange={(e) => setQ(i, { stem: e.target.value })} required />
               {q.type !== 'SHORT_ANSWER' && (
                 <fieldset className="options">
-                  <legend>Options of question {i + 1} (tick the correct {q.type === 'SINGLE_CHOICE' ? 'one' : 'ones'})</legend>
+                  <legend>{q.type === 'SINGLE_CHOICE' ? t('taskForm.optionsSingle', { n: i + 1 }) : t('taskForm.optionsMultiple', { n: i + 1 })}</legend>
                   {q.options.map((o, j) => (
                     <div className="option-row" key={j}>
                       <input
                         type={q.type === 'SINGLE_CHOICE' ? 'radio' : 'checkbox'}
                         name={`${q.key}-correct`}
-                        aria-label={`Option ${j + 1} is correct`}
+                        aria-label={t('taskForm.optionCorrect', { n: j + 1 })}
                         checked={q.correctOptions.includes(j)}
                         onChange={(e) =>
                           setQ(i, {
@@ -255,8 +284,8 @@ export function TaskForm({
                           })
                         }
                       />
-                      <input type="text" aria-label={`Question ${i + 1} option ${j + 1}`} value={o} onChange={(e) => setQ(i, { options: q.options.map((x, k) => (k === j ? e.target.value : x)) })} />
-                      <button aria-label={`Remove option ${j + 1}`}
+                      <input type="text" aria-label={t('taskForm.option', { n: i + 1, m: j + 1 })} value={o} onChange={(e) => setQ(i, { options: q.options.map((x, k) => (k === j ? e.target.value : x)) })} />
+                      <button aria-label={t('taskForm.removeOptionLabel', { n: j + 1 })}
                         type="button"
                         className="btn btn-small btn-ghost"
                         disabled={q.options.length <= 2}
@@ -267,46 +296,46 @@ export function TaskForm({
                           })
                         }
                       >
-                        Remove
+                        {t('taskForm.remove')}
                       </button>
                     </div>
                   ))}
-                  <button aria-label={`Add option to question ${i + 1}`} type="button" className="btn btn-small" onClick={() => setQ(i, { options: [...q.options, ''] })}>
-                    Add option
+                  <button aria-label={t('taskForm.addOptionLabel', { n: i + 1 })} type="button" className="btn btn-small" onClick={() => setQ(i, { options: [...q.options, ''] })}>
+                    {t('taskForm.addOption')}
                   </button>
                 </fieldset>
               )}
               <button type="button" className="btn btn-small btn-ghost" onClick={() => setD((x) => ({ ...x, questions: x.questions.filter((_, k) => k !== i) }))}>
-                Remove question {i + 1}
+                {t('taskForm.removeQuestion', { n: i + 1 })}
               </button>
             </div>
           ))}
           <button type="button" className="btn btn-small" onClick={() => setD((x) => ({ ...x, questions: [...x.questions, newQuestion()] }))}>
-            Add question
+            {t('taskForm.addQuestion')}
           </button>
         </fieldset>
       )}
 
       {d.taskKind === 'HOMEWORK' && (
         <fieldset className="homework-editor">
-          <legend>Homework schedule</legend>
+          <legend>{t('taskForm.schedule')}</legend>
           <div className="row">
-            <TextField label="Opens at" type="datetime-local" value={d.startAt} onChange={(e) => set('startAt', e.target.value)} error={errors.startAt} />
-            <TextField label="Due at" type="datetime-local" value={d.dueAt} onChange={(e) => set('dueAt', e.target.value)} error={errors.dueAt} required />
+            <TextField label={t('taskForm.opensAt')} type="datetime-local" value={d.startAt} onChange={(e) => set('startAt', e.target.value)} error={errors.startAt} />
+            <TextField label={t('taskForm.dueAt')} type="datetime-local" value={d.dueAt} onChange={(e) => set('dueAt', e.target.value)} error={errors.dueAt} required />
           </div>
-          <Checkbox label="Remind students when it opens" checked={d.notifyOnStart} onChange={(v) => set('notifyOnStart', v)} />
-          <Checkbox label="Remind 24 hours before it is due" checked={d.notifyBeforeDue24h} onChange={(v) => set('notifyBeforeDue24h', v)} />
-          <Checkbox label="Remind when it is due" checked={d.notifyOnDue} onChange={(v) => set('notifyOnDue', v)} />
+          <Checkbox label={t('taskForm.notifyOnStart')} checked={d.notifyOnStart} onChange={(v) => set('notifyOnStart', v)} />
+          <Checkbox label={t('taskForm.notifyBeforeDue24h')} checked={d.notifyBeforeDue24h} onChange={(v) => set('notifyBeforeDue24h', v)} />
+          <Checkbox label={t('taskForm.notifyOnDue')} checked={d.notifyOnDue} onChange={(v) => set('notifyOnDue', v)} />
         </fieldset>
       )}
 
       {error != null && <ErrorNotice error={error} />}
       <div className="actions">
         <button type="submit" className="btn btn-primary" disabled={pending}>
-          {pending ? 'Saving…' : task ? 'Save task' : 'Create task'}
+          {pending ? t('common.saving') : task ? t('taskForm.save') : t('taskForm.create')}
         </button>
-        <button type="button" className="btn btn-ghost" onClick={onCancel}>
-          Cancel
+        <button type="button" className="btn btn-ghost" onClick={cancel}>
+          {t('common.cancel')}
         </button>
       </div>
     </form>

@@ -1,46 +1,49 @@
 import type { ComponentType } from 'react'
 import { Link, useParams, useSearchParams } from 'react-router'
+import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { AnnouncementsTab } from '../manage/Announcements.tsx'
 import { ExperimentsTab } from '../manage/Experiments.tsx'
 import { GradesTab } from '../manage/Grades.tsx'
 import { GradingTab } from '../manage/Grading.tsx'
 import { LearningTab } from '../manage/Learning.tsx'
+import { NS } from '../manage/messages.ts'
 import { ModulesTab } from '../manage/Modules.tsx'
 import { ResourcesTab } from '../manage/Resources.tsx'
+import { ClassListTab, SettingsTab } from '../manage/Settings.tsx'
+import type { TabProps } from '../manage/types.ts'
 import { useCourse, useMe } from '../queries.ts'
-import type { Course } from '../types.ts'
 import { CopyButton } from '../ui/CopyButton.tsx'
 import { ErrorNotice, Loading } from '../ui/Notice.tsx'
 
-export interface TabProps {
-  course: Course
-}
-
-const TABS: { key: string; label: string; Component: ComponentType<TabProps> }[] = [
-  { key: 'learning', label: 'Learning structure', Component: LearningTab },
-  { key: 'announcements', label: 'Announcements', Component: AnnouncementsTab },
-  { key: 'experiments', label: 'Experiments', Component: ExperimentsTab },
-  { key: 'resources', label: 'Resources', Component: ResourcesTab },
-  { key: 'modules', label: 'Workspace modules', Component: ModulesTab },
-  { key: 'grading', label: 'Grading', Component: GradingTab },
-  { key: 'grades', label: 'Grade overview', Component: GradesTab },
+const TABS: { key: string; Component: ComponentType<TabProps> }[] = [
+  { key: 'learning', Component: LearningTab },
+  { key: 'announcements', Component: AnnouncementsTab },
+  { key: 'experiments', Component: ExperimentsTab },
+  { key: 'resources', Component: ResourcesTab },
+  { key: 'modules', Component: ModulesTab },
+  { key: 'grading', Component: GradingTab },
+  { key: 'grades', Component: GradesTab },
+  { key: 'classList', Component: ClassListTab },
+  { key: 'settings', Component: SettingsTab },
 ]
 
 /** Teacher publishing for one course, one tab at a time (the tab is in the URL). */
 export default function ManagePage() {
+  const { t } = useT(NS)
   const { courseId = '' } = useParams()
   const [params] = useSearchParams()
   const me = useMe().data!
   const course = useCourse(courseId)
-  usePageTitle(course.data ? `Manage ${course.data.title}` : 'Manage course')
-  const active = TABS.find((t) => t.key === params.get('tab')) ?? TABS[0]!
+  usePageTitle(course.data ? t('page.title', { title: course.data.title }) : t('page.fallbackTitle'))
+  const active = TABS.find((x) => x.key === params.get('tab')) ?? TABS[0]!
+  const label = (key: string) => t(`page.tabs.${key}`)
 
-  if (course.isPending) return <Loading label="Loading the course…" />
+  if (course.isPending) return <Loading label={t('page.loading')} />
   if (course.error)
     return (
       <>
-        <h1>Manage course</h1>
+        <h1>{t('page.fallbackTitle')}</h1>
         <ErrorNotice error={course.error} onRetry={() => void course.refetch()} />
       </>
     )
@@ -48,11 +51,11 @@ export default function ManagePage() {
   if (c.teacher?.id !== me.id)
     return (
       <>
-        <h1>Manage {c.title}</h1>
+        <h1>{t('page.title', { title: c.title })}</h1>
         <div className="notice notice-error" role="alert">
-          <p className="notice-title">Only the course's teacher can manage it.</p>
+          <p className="notice-title">{t('page.onlyTeacher')}</p>
           <p>
-            You can still use the <Link to={`/courses/${c.id}`}>course workspace</Link>.
+            <Link to={`/courses/${c.id}`}>{t('page.useWorkspace')}</Link>
           </p>
         </div>
       </>
@@ -64,25 +67,25 @@ export default function ManagePage() {
       <div className="page-head">
         <div>
           <p className="crumbs">
-            <Link to="/courses">My courses</Link> › <Link to={`/courses/${c.id}`}>{c.title}</Link>
+            <Link to="/courses">{t('page.myCourses')}</Link> › <Link to={`/courses/${c.id}`}>{c.title}</Link>
           </p>
-          <h1>Manage {c.title}</h1>
+          <h1>{t('page.title', { title: c.title })}</h1>
         </div>
         {c.inviteCode && (
           <p className="invite">
-            Invite code: <code>{c.inviteCode}</code> <CopyButton value={c.inviteCode} label="Copy code" />
+            {t('page.inviteCode')} <code>{c.inviteCode}</code> <CopyButton value={c.inviteCode} label={t('page.copyCode')} />
           </p>
         )}
       </div>
-      <nav className="tabs" aria-label="Management sections">
-        {TABS.map((t) => (
-          <Link key={t.key} to={`?tab=${t.key}`} aria-current={t.key === active.key ? 'page' : undefined} replace>
-            {t.label}
+      <nav className="tabs" aria-label={t('page.sections')}>
+        {TABS.map((x) => (
+          <Link key={x.key} to={`?tab=${x.key}`} aria-current={x.key === active.key ? 'page' : undefined} replace>
+            {label(x.key)}
           </Link>
         ))}
       </nav>
       <section className="panel" aria-labelledby="tab-title">
-        <h2 id="tab-title">{active.label}</h2>
+        <h2 id="tab-title">{label(active.key)}</h2>
         <Component course={c} />
       </section>
     </>

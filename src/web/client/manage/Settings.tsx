@@ -1,0 +1,118 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { api, fieldErrors } from '../api.ts'
+import { formatDate } from '../i18n/format.ts'
+import { useT } from '../i18n/index.ts'
+import { keys, useMembers } from '../queries.ts'
+import type { Course } from '../types.ts'
+import { Checkbox, TableWrap, TextArea, TextField } from '../ui/form.tsx'
+import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
+import { NS } from './messages.ts'
+import type { TabProps } from './types.ts'
+import { useUnsavedChanges } from './useUnsavedChanges.ts'
+
+/** Course settings: title and description, joining open or closed, a new invite code. */
+export function SettingsTab({ course }: TabProps) {
+  const { t } = useT(NS)
+  const queryClient = useQueryClient()
+  const [title, setTitle] = useState(course.title)
+  const [description, setDescription] = useState(course.description)
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const updated = (c: Course) => {
+    queryClient.setQueryData(keys.course(course.id), c)
+    void queryClient.invalidateQueries({ queryKey: keys.courses })
+  }
+  const save = useMutation({
+    mutationFn: () => api<Course>('PATCH', `/courses/${course.id}`, { title: title.trim(), description: description.trim() }),
+    onSuccess: updated,
+    onError: (e) => setErrors(fieldErrors(e)),
+  })
+  const joining = useMutation({ mutationFn: (open: boolean) => api<Course>('PATCH', `/courses/${course.id}`, { joiningOpen: open }), onSuccess: updated })
+  const rotate = useMutation({ mutationFn: () => api<Course>('POST', `/courses/${course.id}/invite-code`), onSuccess: updated })
+  useUnsavedChanges((title !== course.title || description !== course.description) && !save.isPending)
+
+  function submit(e: FormEvent) {
+    e.preventDefault()
+    if (!title.trim()) return setErrors({ title: t('settings.titleRequired') })
+    setErrors({})
+    save.mutate()
+  }
+  return (
+    <div className="grid-2">
+      <form onSubmit={submit} noValidate aria-label={t('settings.details')}>
+        <h3>{t('settings.details')}</h3>
+        <TextField label={t('settings.title')} value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} maxLength={200} required />
+        <TextArea label={t('settings.description')} rows={4} value={description} onChange={(e) => setDescription(e.target.value)} error={errors.description} />
+        {save.error && !Object.keys(errors).length && <ErrorNotice error={save.error} />}
+        <button type="submit" className="btn btn-primary" disabled={save.isPending}>
+          {save.isPending ? t('common.saving') : t('settings.save')}
+        </button>
+        {save.isSuccess && <Success>{t('settings.saved')}</Success>}
+      </form>
+      <div>
+        <h3>{t('settings.joining')}</h3>
+        <Checkbox
+          label={t('settings.joiningOpen')}
+          checked={course.joiningOpen ?? true}
+          onChange={(open) => joining.mutate(open)}
+          hint={course.joiningOpen === false ? t('settings.joiningClosedHint') : t('settings.joiningOpenHint')}
+        />
+        {joining.error != null && <ErrorNotice error={joining.error} />}
+        <p>
+          {t('settings.code')} <code data-testid="settings-invite-code">{course.inviteCode}</code>
+        </p>
+        <button
+          type="button"
+          className="btn"
+          disabled={rotate.isPending}
+          onClick={() => {
+            if (window.confirm(t('settings.confirmRotate'))) rotate.mutate()
+          }}
+        >
+          {t('settings.rotate')}
+        </button>
+        {rotate.isSuccess && <Success>{t('settings.rotated')}</Success>}
+        {rotate.error != null && <ErrorNotice error={rotate.error} />}
+      </div>
+    </div>
+  )
+}
+
+/** Everyone in the course: the teacher, then students by join time. */
+export function ClassListTab({ course }: TabProps) {
+  const { t } = useT(NS)
+  const members = useMembers(course.id)
+  return (
+    <QueryView query={members}>
+      {(list) => {
+        const students = list.filter((m) => m.role === 'STUDENT')
+        if (!students.length) return <Empty>{t('classList.none')}</Empty>
+        return (
+          <>
+            <p>{t('classList.count', { count: students.length })}</p>
+            <TableWrap label={t('classList.table')}>
+              <table data-testid="class-list">
+                <thead>
+                  <tr>
+                    <th scope="col">{t('classList.name')}</th>
+                    <th scope="col">{t('classList.username')}</th>
+                    <th scope="col">{t('classList.joined')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {students.map((m) => (
+                    <tr key={m.userId}>
+                      <th scope="row">{m.displayName || m.username}</th>
+                      <td>@{m.username}</td>
+                      <td>{formatDate(m.joinedAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          </>
+        )
+      }}
+    </QueryView>
+  )
+}

@@ -1,0 +1,29 @@
+import { useEffect } from 'react'
+import { useBlocker } from 'react-router'
+import { translate } from '../i18n/index.ts'
+
+/**
+ * Warns before unsaved work is lost: the browser's own prompt on reload/close (beforeunload)
+ * and a confirmation on in-app navigation. Going to /login (the session ended) is let through:
+ * drafts (ui/useDraft.ts) keep the work for after the login.
+ */
+export function useUnsavedChanges(dirty: boolean) {
+  useEffect(() => {
+    if (!dirty) return
+    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+      e.preventDefault()
+      e.returnValue = ''
+    }
+    window.addEventListener('beforeunload', onBeforeUnload)
+    return () => window.removeEventListener('beforeunload', onBeforeUnload)
+  }, [dirty])
+  const blocker = useBlocker(
+    ({ currentLocation, nextLocation }) =>
+      dirty && !nextLocation.pathname.startsWith('/login') && (currentLocation.pathname !== nextLocation.pathname || currentLocation.search !== nextLocation.search),
+  )
+  useEffect(() => {
+    if (blocker.state !== 'blocked') return
+    if (window.confirm(translate('manage:common.unsaved'))) blocker.proceed()
+    else blocker.reset()
+  }, [blocker])
+}
