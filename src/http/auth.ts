@@ -1,6 +1,8 @@
 import { jwt } from '@elysiajs/jwt'
 import { Elysia, type DocumentDecoration } from 'elysia'
 import type { Deps } from '../deps.ts'
+import { isLocale } from '../i18n/locale.ts'
+import { rememberUserLocale } from '../i18n/request.ts'
 import { ERROR_CATALOGUE, forbidden, unauthenticated } from './errors.ts'
 import { courseAccess, type CourseLevel, type CurrentUser, type Role } from './guards.ts'
 
@@ -15,6 +17,7 @@ interface SessionRow {
   display_name: string
   role: Role
   created_at: Date
+  locale: string | null
 }
 
 const errorResponse = (status: 401 | 403) => ({
@@ -68,7 +71,7 @@ export function authPlugin(deps: Deps) {
     // A well-signed token always names a UUID; anything else never reaches SQL.
     if (!sid || !UUID.test(sid)) throw unauthenticated()
     const [row] = await sql<SessionRow[]>`
-      select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at
+      select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at, u.locale
         from sessions s join users u on u.id = s.user_id
        where s.id = ${sid} and s.revoked_at is null and s.expires_at > ${clock.now()}`
     if (!row) throw unauthenticated()
@@ -79,6 +82,7 @@ export function authPlugin(deps: Deps) {
       displayName: row.display_name,
       role: row.role,
       createdAt: row.created_at,
+      locale: isLocale(row.locale) ? row.locale : null,
     }
     return { user, sessionId: row.session_id }
   }
@@ -91,7 +95,9 @@ export function authPlugin(deps: Deps) {
         // Authenticate in `transform`, which runs before schema validation: an anonymous
         // request is a 401 whatever its body, and validation messages are only shown to users.
         async transform({ request, headers, cookie }) {
-          authenticated.set(request, await authenticate(headers, cookie[SESSION_COOKIE]?.value))
+          const who = await authenticate(headers, cookie[SESSION_COOKIE]?.value)
+          authenticated.set(request, who)
+          rememberUserLocale(request, who.user.locale)
         },
         resolve({ request }) {
           const who = authenticated.get(request)
