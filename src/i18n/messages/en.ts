@@ -65,6 +65,10 @@ const en = {
     studentsSubmitExperiments: 'Only students of this course can submit to an experiment.',
     resourceNotFound: 'This resource does not exist.',
     resourceInUse: 'This resource is used by {{count}} learning task(s); change those tasks first.',
+    resourceNoFile: 'This {{type}} resource has no file; open its externalUrl instead.',
+    resourceNotFoundInCourse: 'This resource does not exist in this course.',
+    databaseUnreachable: 'The database cannot be reached.',
+    fieldFileEmpty: '{{field}}: the file is empty',
     announcementNotFound: 'This announcement does not exist in this course.',
     notificationNotFound: 'There is no such notification in your inbox.',
     multipartOnly: 'Send this request as multipart/form-data.',
@@ -149,6 +153,8 @@ const en = {
     listAtLeastOneModule: 'list at least one module',
     localeValue: 'must be "en", "zh-CN" or null',
     sendLocaleOrName: 'send at least one of locale, displayName',
+    scoreRange: 'must be from 0 to 100',
+    scoreNumber: 'must be a number from 0 to 100',
     moduleListedTwice: '{{key}} is listed more than once',
   },
   /** Schema issues without a message of their own, by zod issue code (zh-CN only; English keeps zod's text). */
@@ -177,6 +183,8 @@ const en = {
     unit: 'unit',
     knowledgePoint: 'knowledge point',
     task: 'task',
+    video: 'video',
+    link: 'link',
   },
 }
 export default en

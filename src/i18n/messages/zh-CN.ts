@@ -53,6 +53,10 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     studentsSubmitExperiments: '只有本课程的学生可以提交实验。',
     resourceNotFound: '该资源不存在。',
     resourceInUse: '有 {{count}} 个学习任务正在使用该资源，请先修改这些任务。',
+    resourceNoFile: '这个{{type}}资源没有文件，请直接打开它的外部链接。',
+    resourceNotFoundInCourse: '本课程中没有这个资源。',
+    databaseUnreachable: '无法连接数据库。',
+    fieldFileEmpty: '{{field}}：文件为空',
     announcementNotFound: '本课程中没有这条公告。',
     notificationNotFound: '你的消息中没有这条通知。',
     multipartOnly: '请以 multipart/form-data 格式发送此请求。',
@@ -137,6 +141,8 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     listAtLeastOneModule: '请至少列出一个模块',
     localeValue: '只能是 "en"、"zh-CN" 或 null',
     sendLocaleOrName: '请至少修改语言或显示名称中的一项',
+    scoreRange: '须在 0 到 100 之间',
+    scoreNumber: '须为 0 到 100 之间的数字',
     moduleListedTwice: '{{key}} 重复出现',
   },
   issue: {
@@ -163,6 +169,8 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     unit: '学习单元',
     knowledgePoint: '知识点',
     task: '任务',
+    video: '视频',
+    link: '链接',
   },
 }
 export default zh
