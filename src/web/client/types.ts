@@ -9,6 +9,8 @@ export interface User {
   displayName: string
   role: Role
   createdAt: string
+  /** The user's language (`en`, `zh-CN`); null: not chosen, the browser decides. */
+  locale?: 'en' | 'zh-CN' | null
 }
 
 export interface LoginResult {

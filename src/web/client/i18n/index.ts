@@ -67,6 +67,24 @@ export async function setLocale(locale: Locale) {
   syncDocument()
 }
 
+/** The language chosen on this device with the switcher (null: none, the browser's languages decide). */
+export function chosenLocale(): Locale | null {
+  try {
+    const stored = localStorage.getItem(STORAGE_KEY)
+    return isLocale(stored) ? stored : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The signed-in user's own setting (GET /auth/me, login) wins over this device's: it follows
+ * the person across devices. A user who has chosen nothing keeps what this device shows.
+ */
+export function applyUserLocale(user: { locale?: string | null } | null | undefined) {
+  if (user && isLocale(user.locale) && user.locale !== currentLocale()) void setLocale(user.locale)
+}
+
 /** Registers a page's namespace in both languages (the zh-CN type forces the same keys). */
 export function defineMessages<T extends object>(ns: string, en: T, zh: Catalogue<T>) {
   if (!i18next.hasResourceBundle('en', ns)) {

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { NavLink, Outlet, useNavigate } from 'react-router'
 import { api, isStatus } from '../api.ts'
 import { useMe, useMyHomeworks, useUnreadCount } from '../queries.ts'
+import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { ErrorNotice, Loading } from '../ui/Notice.tsx'
 
 /** The frame of every logged-in page: navigation with the reminder dot and the inbox count. */
@@ -29,6 +30,7 @@ export function AppLayout() {
             Course Learning
           </NavLink>
           <MainNav />
+          <LanguageSwitcher user={me.data} />
           <UserMenu name={me.data.displayName || me.data.username} role={me.data.role} />
         </div>
       </header>
