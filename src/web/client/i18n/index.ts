@@ -51,7 +51,10 @@ function syncDocument() {
   if (typeof document !== 'undefined') document.documentElement.lang = currentLocale()
 }
 
-export const currentLocale = (): Locale => (isLocale(i18next.language) ? i18next.language : 'en')
+// A function declaration (hoisted): syncDocument() above runs while the module is evaluated.
+export function currentLocale(): Locale {
+  return isLocale(i18next.language) ? i18next.language : 'en'
+}
 
 /**
  * Switches the language now and remembers it on this device. The signed-in user's own
