@@ -59,7 +59,6 @@ export default function LoginPage() {
   return (
     <main id="main" className="auth-page">
       <div className="auth-card">
-        <LanguageSwitcher />
         <p className="brand-large">{t('brand')}</p>
         <h1>{t('login.title')}</h1>
         {next && !loggedOut && (
@@ -105,6 +104,7 @@ export default function LoginPage() {
         <p className="auth-switch">
           {t('login.newHere')} <Link to={next ? `/register?next=${encodeURIComponent(next)}` : '/register'}>{t('login.createAccount')}</Link>
         </p>
+        <LanguageSwitcher />
       </div>
     </main>
   )

@@ -93,7 +93,6 @@ export default function RegisterPage() {
   return (
     <main id="main" className="auth-page">
       <div className="auth-card">
-        <LanguageSwitcher />
         <p className="brand-large">{t('brand', { ns: 'common' })}</p>
         <h1>{t('title')}</h1>
         <div id="register-errors" tabIndex={-1}>
@@ -163,6 +162,7 @@ export default function RegisterPage() {
         <p className="auth-switch">
           {t('already')} <Link to="/login">{t('logIn')}</Link>
         </p>
+        <LanguageSwitcher />
       </div>
     </main>
   )
