@@ -70,13 +70,28 @@ export async function setLocale(locale: Locale) {
   syncDocument()
 }
 
-/** The language chosen on this device with the switcher (null: none, the browser's languages decide). */
-export function chosenLocale(): Locale | null {
+const PICKED_KEY = 'cls.locale.picked'
+
+/**
+ * A language picked with the menu on the login or registration page, in this tab: it becomes the
+ * account's setting when that account has none (login) or is created (registration). Choosing
+ * on a shared device's earlier visit does not count, so nobody inherits another person's choice.
+ */
+export function pickedBeforeLogin(): Locale | null {
   try {
-    const stored = localStorage.getItem(STORAGE_KEY)
-    return isLocale(stored) ? stored : null
+    const picked = sessionStorage.getItem(PICKED_KEY)
+    return isLocale(picked) ? picked : null
   } catch {
     return null
+  }
+}
+
+export function rememberPick(locale: Locale | null) {
+  try {
+    if (locale) sessionStorage.setItem(PICKED_KEY, locale)
+    else sessionStorage.removeItem(PICKED_KEY)
+  } catch {
+    // storage blocked: the pick applies to this page only
   }
 }
 

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router'
 import { api, fieldErrors } from '../api.ts'
-import { applyUserLocale, chosenLocale, useT } from '../i18n/index.ts'
+import { applyUserLocale, pickedBeforeLogin, rememberPick, useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys } from '../queries.ts'
 import type { LoginResult } from '../types.ts'
@@ -36,10 +36,11 @@ export default function LoginPage() {
     mutationFn: () => api<LoginResult>('POST', '/auth/login', { identifier: identifier.trim(), password }, { anonymous: true }),
     onSuccess: async (result) => {
       queryClient.clear()
-      // The account's language wins; an account without one takes the language chosen here.
-      const chosen = chosenLocale()
+      // The account's language wins; an account without one takes the language picked on this page.
+      const picked = pickedBeforeLogin()
+      rememberPick(null)
       let user = result.user
-      if (!user.locale && chosen) user = await api<typeof user>('PATCH', '/auth/me', { locale: chosen }).catch(() => user)
+      if (!user.locale && picked) user = await api<typeof user>('PATCH', '/auth/me', { locale: picked }).catch(() => user)
       applyUserLocale(user)
       queryClient.setQueryData(keys.me, user)
       await navigate(safeNext(next), { replace: true })

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router'
 import { api, ApiError, fieldErrors } from '../api.ts'
-import { applyUserLocale, chosenLocale, defineMessages, translate, useT } from '../i18n/index.ts'
+import { applyUserLocale, defineMessages, pickedBeforeLogin, rememberPick, translate, useT } from '../i18n/index.ts'
 import en from '../i18n/messages/en/register.ts'
 import zh from '../i18n/messages/zh-CN/register.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
@@ -62,13 +62,14 @@ export default function RegisterPage() {
         role: form.role,
         ...(form.displayName.trim() ? { displayName: form.displayName.trim() } : {}),
         // A language picked on this page becomes the account's; otherwise the browser keeps deciding.
-        ...(chosenLocale() ? { locale: chosenLocale() } : {}),
+        ...(pickedBeforeLogin() ? { locale: pickedBeforeLogin() } : {}),
       }
       await api<User>('POST', '/auth/register', body, { anonymous: true })
       return api<LoginResult>('POST', '/auth/login', { identifier: body.username, password: body.password }, { anonymous: true })
     },
     onSuccess: async (result) => {
       queryClient.clear()
+      rememberPick(null)
       applyUserLocale(result.user)
       queryClient.setQueryData(keys.me, result.user)
       await navigate(safeNext(params.get('next')), { replace: true })

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useId, useState } from 'react'
 import { api } from '../api.ts'
-import { applyUserLocale, currentLocale, setLocale, useT, type Locale } from '../i18n/index.ts'
+import { applyUserLocale, currentLocale, rememberPick, setLocale, useT, type Locale } from '../i18n/index.ts'
 import { LOCALES } from '../../../i18n/locale.ts'
 import type { User } from '../types.ts'
 
@@ -23,7 +23,7 @@ export function LanguageSwitcher({ user }: { user?: Pick<User, 'locale'> | null 
   async function choose(locale: Locale) {
     setSaveFailed(false)
     await setLocale(locale)
-    if (!user) return
+    if (!user) return rememberPick(locale)
     try {
       const saved = await api<User>('PATCH', '/auth/me', { locale })
       queryClient.setQueryData(['me'], saved)
