@@ -43,6 +43,8 @@ export interface I18nResult {
   teacher: Tab
   student: Tab
   courseId: string
+  teacherName: string
+  studentName: string
 }
 
 export async function chineseFlow(env: I18nEnv): Promise<I18nResult> {
@@ -145,7 +147,7 @@ export async function chineseFlow(env: I18nEnv): Promise<I18nResult> {
 
   expectNoErrors(teacher)
   expectNoErrors(student)
-  return { teacher, student, courseId }
+  return { teacher, student, courseId, teacherName, studentName }
 }
 
 /**
@@ -170,6 +172,31 @@ export async function secondDeviceFlow(env: I18nEnv, username: string) {
   await p.waitForLoadState('networkidle')
   const me = await env.api.post('/auth/login', { json: { identifier: username, password: PASSWORD } })
   expect(me.data.user.locale).toBe('en')
+  expectNoErrors(device)
+  await device.context.close()
+}
+
+/**
+ * The teacher's account has no language yet (their browser chose Chinese). On an English
+ * browser they pick 简体中文 on the login page before logging in: the account takes it.
+ */
+export async function pickOnLoginFlow(env: I18nEnv, username: string) {
+  const before = await env.api.post('/auth/login', { json: { identifier: username, password: PASSWORD } })
+  expect(before.data.user.locale).toBeNull()
+  const device = await openTab(env.browser, env.baseUrl, { locale: 'en-GB' })
+  const p = device.page
+  await p.goto('/login')
+  await p.getByRole('heading', { name: 'Log in' }).waitFor()
+  await p.getByLabel('Language').selectOption('zh-CN')
+  await p.getByRole('heading', { name: '登录' }).waitFor()
+  await p.getByLabel('用户名或邮箱').fill(username)
+  await p.getByLabel('密码').fill(PASSWORD)
+  await p.getByRole('button', { name: '登录' }).click()
+  await p.waitForURL('**/courses')
+  await p.getByRole('heading', { name: '我的课程', level: 1 }).waitFor()
+  await p.waitForLoadState('networkidle')
+  const after = await env.api.post('/auth/login', { json: { identifier: username, password: PASSWORD } })
+  expect(after.data.user.locale).toBe('zh-CN')
   expectNoErrors(device)
   await device.context.close()
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, test } from 'bun:test'
 import type { Browser } from 'playwright-core'
-import { chineseFlow, secondDeviceFlow } from './i18n-flow.ts'
+import { chineseFlow, pickOnLoginFlow, secondDeviceFlow } from './i18n-flow.ts'
 import { hasChromium, launchBrowser, startServer, type Server } from './support.ts'
 
 describe.skipIf(!hasChromium)('web front end in Chromium: Simplified Chinese', () => {
@@ -17,12 +17,12 @@ describe.skipIf(!hasChromium)('web front end in Chromium: Simplified Chinese', (
     await server?.stop()
   })
 
-  test('teacher and student: login, registration, course creation and joining, the course list and messages in Chinese; the language follows the account to another device', async () => {
+  test('teacher and student: login, registration, course creation and joining, the course list and messages in Chinese; the language follows the account to another device, and a language picked on the login page is saved on an account without one', async () => {
     const env = { browser, baseUrl: server.baseUrl, api: server.api }
     const r = await chineseFlow(env)
-    const username = await r.student.page.evaluate(async () => (await (await fetch('/core/api/v1/auth/me')).json()).data.username as string)
     await r.teacher.context.close()
     await r.student.context.close()
-    await secondDeviceFlow(env, username)
+    await secondDeviceFlow(env, r.studentName)
+    await pickOnLoginFlow(env, r.teacherName)
   }, 180_000)
 })
