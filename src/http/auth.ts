@@ -1,6 +1,8 @@
 import { jwt } from '@elysiajs/jwt'
 import { Elysia, type DocumentDecoration } from 'elysia'
 import type { Deps } from '../deps.ts'
+import { isLocale } from '../i18n/locale.ts'
+import { rememberUserLocale } from '../i18n/request.ts'
 import { ERROR_CATALOGUE, forbidden, unauthenticated } from './errors.ts'
 import { courseAccess, type CourseLevel, type CurrentUser, type Role } from './guards.ts'
 
@@ -15,6 +17,7 @@ interface SessionRow {
   display_name: string
   role: Role
   created_at: Date
+  locale: string | null
 }
 
 const errorResponse = (status: 401 | 403) => ({
@@ -60,7 +63,7 @@ export function bearerOrCookie(headers: Record<string, string | undefined>, cook
 /** The live session `sid` names and its user (one statement; also used by bench/bare.ts). */
 export async function sessionUser(sql: Deps['sql'], sid: string, now: Date): Promise<Authenticated | null> {
   const [row] = await sql<SessionRow[]>`
-    select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at
+    select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at, u.locale
       from sessions s join users u on u.id = s.user_id
      where s.id = ${sid} and s.revoked_at is null and s.expires_at > ${now}`
   if (!row) return null
@@ -71,6 +74,7 @@ export async function sessionUser(sql: Deps['sql'], sid: string, now: Date): Pro
     displayName: row.display_name,
     role: row.role,
     createdAt: row.created_at,
+    locale: isLocale(row.locale) ? row.locale : null,
   }
   return { user, sessionId: row.session_id }
 }
@@ -110,7 +114,9 @@ export function authPlugin(deps: Deps) {
         // Authenticate in `transform`, which runs before schema validation: an anonymous
         // request is a 401 whatever its body, and validation messages are only shown to users.
         async transform({ request, headers, cookie }) {
-          authenticated.set(request, await authenticate(headers, cookie[SESSION_COOKIE]?.value))
+          const who = await authenticate(headers, cookie[SESSION_COOKIE]?.value)
+          authenticated.set(request, who)
+          rememberUserLocale(request, who.user.locale)
         },
         resolve({ request }) {
           const who = authenticated.get(request)

@@ -23,7 +23,11 @@ export const ErrorEnvelope = z
       z.record(z.string(), z.unknown()),
     ]),
   })
-  .meta({ id: 'ErrorEnvelope', description: 'Every error: a catalogue code, a sentence a person can act on, details or null.' })
+  .meta({
+    id: 'ErrorEnvelope',
+    description:
+      "Every error: a catalogue code, a sentence a person can act on (in the user's `locale`, else the best match of Accept-Language: `en` or `zh-CN`), details or null.",
+  })
 
 export const Uuid = z.guid({ message: 'must be a UUID' })
 export const IsoDateTime = z.string().meta({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' })

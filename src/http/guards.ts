@@ -1,4 +1,5 @@
 import type { Sql } from '../db/connect.ts'
+import type { Locale } from '../i18n/locale.ts'
 import { forbidden, notFound } from './errors.ts'
 
 export type Role = 'STUDENT' | 'TEACHER'
@@ -10,6 +11,8 @@ export interface CurrentUser {
   displayName: string
   role: Role
   createdAt: Date
+  /** The language the user chose (`en`, `zh-CN`); null: the browser's Accept-Language decides. */
+  locale?: Locale | null
 }
 
 export interface CourseAccess {

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import postgres from 'postgres'
 import type { Logger } from '../lib/log.ts'
+import { localizeEnvelope } from '../i18n/request.ts'
 import { observeRequest, UNMATCHED_ROUTE } from '../metrics.ts'
 import { AppError, ERROR_CATALOGUE, tooLarge, type ErrorName, type FieldError } from './errors.ts'
 
@@ -113,6 +114,12 @@ function fromPostgres(e: postgres.PostgresError): { status: number; body: Return
   return null
 }
 
+/** Wraps the error handler: what it answers is rendered in the request's language. */
+const inReadersLanguage =
+  (handler: (ctx: any) => unknown) =>
+  (ctx: any): Promise<unknown> =>
+    localizeEnvelope(handler(ctx), ctx)
+
 export interface PlumbingOptions {
   log: Logger
   /** Lists the methods served for a path; lets an unknown method answer 405 instead of 404. */
@@ -165,7 +172,8 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
         throw new AppError('MALFORMED_REQUEST', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`)
       }
     })
-    .onError({ as: 'global' }, ({ code, error: thrown, set, request, path }) => {
+    // Every error envelope leaves in the reader's language (src/i18n/request.ts).
+    .onError({ as: 'global' }, inReadersLanguage(({ code, error: thrown, set, request, path }) => {
       const requestId = requestIdOf(request)
       set.headers['content-type'] = 'application/json; charset=utf-8'
       // Elysia wraps what a parser throws in a ParseError; our own errors keep their meaning.
@@ -228,7 +236,7 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
         stack: (error as any)?.stack,
       })
       return envelopeOf('INTERNAL', `Something went wrong on our side. Request id: ${requestId}.`)
-    })
+    }))
     .onAfterResponse({ as: 'global' }, ({ request, set, route, path }) => {
       const m = meta.get(request)
       const status = typeof set.status === 'number' ? set.status : 200

@@ -1,5 +1,6 @@
 /**
- * Writes docs/screenshots/*.png for the README: `bun test/e2e/screenshots.ts`.
+ * Writes docs/screenshots/*.png for the README: `bun test/e2e/screenshots.ts`
+ * (`bun test/e2e/screenshots.ts --zh`: only the Chinese ones, docs/screenshots/zh-*.png).
  * It walks the same journeys as the e2e tests against the real API.
  */
 import { mkdirSync } from 'node:fs'
@@ -7,6 +8,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { reminderJob } from '../../src/jobs.ts'
 import { fullFlow, teacherToolsFlow, type FlowEnv } from './flows.ts'
+import { chineseFlow } from './i18n-flow.ts'
 import { hasChromium, launchBrowser, OffsetClock, openTab, startServer } from './support.ts'
 
 const OUT = join(import.meta.dir, '../../docs/screenshots')
@@ -57,7 +59,31 @@ const env: FlowEnv = {
   },
 }
 
+const onlyChinese = process.argv.includes('--zh')
+
 try {
+  if (!onlyChinese) await englishShots()
+
+  // The same service in Simplified Chinese (docs/screenshots/zh-*.png).
+  const zh = await chineseFlow({
+    browser,
+    baseUrl: server.baseUrl,
+    api: server.api,
+    snapshot: async (page, name) => {
+      if (['zh-login', 'zh-register', 'zh-courses-teacher', 'zh-messages'].includes(name)) await shoot(page, name, name !== 'zh-login')
+    },
+  })
+  await zh.student.page.setViewportSize({ width: 390, height: 844 })
+  await zh.student.page.goto('/messages')
+  await zh.student.page.waitForLoadState('networkidle')
+  await shoot(zh.student.page, 'zh-phone-messages', false)
+} finally {
+  await browser.close()
+  await server.stop()
+}
+process.exit(0)
+
+async function englishShots() {
   const login = await openTab(browser, server.baseUrl)
   await login.page.goto('/login?next=%2Fhomeworks')
   await login.page.getByRole('heading', { name: 'Log in' }).waitFor()
@@ -77,8 +103,4 @@ try {
     await who.page.waitForLoadState('networkidle')
     await shoot(who.page, file, false)
   }
-} finally {
-  await browser.close()
-  await server.stop()
 }
-process.exit(0)

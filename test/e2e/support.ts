@@ -56,8 +56,17 @@ function tolerated(msg: ConsoleMessage, allowDocument404: boolean) {
   return allowDocument404 && !url.includes('/assets/')
 }
 
-export async function openTab(browser: Browser, baseUrl: string, opts: { viewport?: { width: number; height: number }; allowDocument404?: boolean } = {}): Promise<Tab> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport: opts.viewport ?? { width: 1280, height: 860 }, locale: 'en-GB', timezoneId: 'UTC' })
+export async function openTab(
+  browser: Browser,
+  baseUrl: string,
+  opts: { viewport?: { width: number; height: number }; allowDocument404?: boolean; locale?: string; timezoneId?: string } = {},
+): Promise<Tab> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: opts.viewport ?? { width: 1280, height: 860 },
+    locale: opts.locale ?? 'en-GB',
+    timezoneId: opts.timezoneId ?? 'UTC',
+  })
   const page = await context.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))

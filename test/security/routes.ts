@@ -80,6 +80,7 @@ export const ROUTES: Record<string, RouteSpec> = {
     json: (_s, w) => ({ identifier: w.loginTarget.username, password: w.loginTarget.password }),
   },
   'GET /auth/me': { access: 'user', ok: 200 },
+  'PATCH /auth/me': { access: 'user', ok: 200, json: () => ({ locale: 'en' }), enums: ['locale'] },
   'POST /auth/logout': { access: 'user', ok: 200, spendsSession: true },
 
   // Courses

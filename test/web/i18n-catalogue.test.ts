@@ -70,7 +70,11 @@ export function inlineTexts(source: string, fileName: string): string[] {
       const isKey = ts.isPropertyAssignment(parent) && parent.name === n
       const inType = ts.isLiteralTypeNode(parent)
       const inCall = ts.isCallExpression(parent) && /^(t|translate|i18next\.t)$/.test(parent.expression.getText())
-      if (!isKey && !inType && !inCall && SENTENCE.test(n.text) && !ts.isJsxAttribute(parent)) found.push(`${where(n)} '${n.text.slice(0, 60)}'`)
+      // `e.key === 'Enter'`: a value compared against is never shown to anyone.
+      const compared =
+        ts.isBinaryExpression(parent) &&
+        [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(parent.operatorToken.kind)
+      if (!isKey && !inType && !inCall && !compared && SENTENCE.test(n.text) && !ts.isJsxAttribute(parent)) found.push(`${where(n)} '${n.text.slice(0, 60)}'`)
     } else if (ts.isTemplateExpression(n)) {
       const head = n.head.text
       if (SENTENCE.test(head.trim() + 'x') && /[A-Za-z]{3,} [a-z]/.test(head)) found.push(`${where(n)} \`${head.slice(0, 60)}\``)

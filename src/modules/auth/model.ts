@@ -1,8 +1,15 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
 import { plainText } from '../../http/text.ts'
+import { LOCALES } from '../../i18n/locale.ts'
 
 export const RoleSchema = z.enum(['STUDENT', 'TEACHER'])
+
+/** The language a user reads the service in; null: not chosen, the browser's Accept-Language decides. */
+export const LocaleSchema = z
+  .enum(LOCALES, { message: 'must be "en", "zh-CN" or null' })
+  .nullable()
+  .meta({ description: 'The language the user reads the service in (`en`, `zh-CN`); null follows the browser (Accept-Language).' })
 
 export const RegisterBody = z.object({
   username: z
@@ -15,6 +22,7 @@ export const RegisterBody = z.object({
   password: z.string().min(8, 'must be 8-128 characters').max(128, 'must be 8-128 characters'),
   displayName: plainText({ min: 1, max: 64 }).optional(),
   role: RoleSchema.optional(),
+  locale: LocaleSchema.optional(),
 })
 export type RegisterBody = z.infer<typeof RegisterBody>
 
@@ -32,8 +40,17 @@ export const User = z
     displayName: z.string(),
     role: RoleSchema,
     createdAt: IsoDateTime,
+    locale: LocaleSchema,
   })
   .meta({ id: 'User' })
+
+export const UpdateMeBody = z
+  .object({
+    locale: LocaleSchema.optional(),
+    displayName: plainText({ min: 1, max: 64 }).optional(),
+  })
+  .refine((b) => b.locale !== undefined || b.displayName !== undefined, { message: 'send at least one of locale, displayName' })
+export type UpdateMeBody = z.infer<typeof UpdateMeBody>
 
 export const LoginResult = z
   .object({

@@ -9,17 +9,18 @@ export interface UserRow {
   display_name: string
   role: Role
   created_at: Date
+  locale: string | null
 }
 
 export async function insertUser(
   sql: Sql,
-  u: { id: string; username: string; email: string; passwordHash: string; displayName: string; role: Role; now: Date },
+  u: { id: string; username: string; email: string; passwordHash: string; displayName: string; role: Role; now: Date; locale: string | null },
 ) {
   const [row] = await sql<UserRow[]>`
-    insert into users (id, username, email, password_hash, display_name, role, created_at)
-    values (${u.id}, ${u.username}, ${u.email}, ${u.passwordHash}, ${u.displayName}, ${u.role}, ${u.now})
+    insert into users (id, username, email, password_hash, display_name, role, created_at, locale)
+    values (${u.id}, ${u.username}, ${u.email}, ${u.passwordHash}, ${u.displayName}, ${u.role}, ${u.now}, ${u.locale})
     on conflict do nothing
-    returning id, username, email, password_hash, display_name, role, created_at`
+    returning id, username, email, password_hash, display_name, role, created_at, locale`
   return row ?? null
 }
 
@@ -33,10 +34,21 @@ export async function findTakenIdentity(sql: Sql, username: string, email: strin
 
 export async function findUserByIdentifier(sql: Sql, identifier: string) {
   const [row] = await sql<UserRow[]>`
-    select id, username, email, password_hash, display_name, role, created_at
+    select id, username, email, password_hash, display_name, role, created_at, locale
       from users
      where lower(username) = lower(${identifier}) or lower(email) = lower(${identifier})
      limit 1`
+  return row ?? null
+}
+
+/** Changes the user's own settings; absent fields stay as they are. */
+export async function updateUser(sql: Sql, id: string, p: { locale?: string | null; displayName?: string }) {
+  const [row] = await sql<UserRow[]>`
+    update users
+       set locale = case when ${p.locale !== undefined} then ${p.locale ?? null} else locale end,
+           display_name = coalesce(${p.displayName ?? null}, display_name)
+     where id = ${id}
+     returning id, username, email, password_hash, display_name, role, created_at, locale`
   return row ?? null
 }
 

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts'
 import { authPlugin, SESSION_COOKIE } from '../../http/auth.ts'
 import { envelope, iso, ok } from '../../http/envelope.ts'
 import { clientIp } from '../../http/client-ip.ts'
-import { LoginBody, LoginResult, RegisterBody, User } from './model.ts'
+import { LoginBody, LoginResult, RegisterBody, UpdateMeBody, User } from './model.ts'
 import * as service from './service.ts'
 
 export function authRoutes(deps: Deps) {
@@ -19,7 +19,11 @@ export function authRoutes(deps: Deps) {
       {
         body: RegisterBody,
         response: { 201: envelope(User) },
-        detail: { summary: 'Register an account', description: 'Role defaults to STUDENT. 409 when the username or email is taken.' },
+        detail: {
+          summary: 'Register an account',
+          description:
+            'Role defaults to STUDENT. `locale` is optional: without it the user has not chosen a language and the browser (Accept-Language) decides. 409 when the username or email is taken.',
+        },
       },
     )
     .post(
@@ -56,6 +60,16 @@ export function authRoutes(deps: Deps) {
       auth: true,
       response: { 200: envelope(User) },
       detail: { summary: 'The current user' },
+    })
+    .patch('/me', async ({ user, body }) => ok(await service.updateMe(sql, user, body), 'Saved.'), {
+      auth: true,
+      body: UpdateMeBody,
+      response: { 200: envelope(User) },
+      detail: {
+        summary: "Change the current user's settings",
+        description:
+          '`locale` (`en`, `zh-CN`, or null to follow the browser) is the language of the web app and of the messages the service writes for this user; `displayName` as at registration.',
+      },
     })
     .post(
       '/logout',

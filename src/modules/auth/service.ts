@@ -1,13 +1,14 @@
 import type { Config } from '../../config.ts'
 import type { Sql } from '../../db/connect.ts'
 import { iso } from '../../http/envelope.ts'
-import { AppError, conflict } from '../../http/errors.ts'
+import { AppError, conflict, unauthenticated } from '../../http/errors.ts'
+import { isLocale } from '../../i18n/locale.ts'
 import type { CurrentUser } from '../../http/guards.ts'
 import { newId } from '../../lib/ids.ts'
-import type { LoginBody, RegisterBody } from './model.ts'
+import type { LoginBody, RegisterBody, UpdateMeBody } from './model.ts'
 import * as q from './queries.ts'
 
-type UserLike = Pick<CurrentUser, 'id' | 'username' | 'email' | 'displayName' | 'role' | 'createdAt'>
+type UserLike = Pick<CurrentUser, 'id' | 'username' | 'email' | 'displayName' | 'role' | 'createdAt' | 'locale'>
 
 export const toUser = (u: UserLike) => ({
   id: u.id,
@@ -16,6 +17,7 @@ export const toUser = (u: UserLike) => ({
   displayName: u.displayName,
   role: u.role,
   createdAt: iso(u.createdAt)!,
+  locale: u.locale ?? null,
 })
 
 const fromRow = (r: q.UserRow): UserLike => ({
@@ -25,6 +27,7 @@ const fromRow = (r: q.UserRow): UserLike => ({
   displayName: r.display_name,
   role: r.role,
   createdAt: r.created_at,
+  locale: isLocale(r.locale) ? r.locale : null,
 })
 
 // Verified against when the user does not exist, so both failures take the same time.
@@ -40,6 +43,7 @@ export async function register(sql: Sql, body: RegisterBody, now: Date) {
     displayName: body.displayName ?? body.username,
     role: body.role ?? 'STUDENT',
     now,
+    locale: body.locale ?? null,
   })
   if (!row) {
     const [taken] = await q.findTakenIdentity(sql, body.username, body.email)
@@ -96,6 +100,12 @@ export async function login(sql: Sql, body: LoginBody, ctx: LoginContext) {
   await q.insertSession(sql, { id: sessionId, userId: row.id, now: ctx.now, expiresAt, userAgent: ctx.userAgent, ip: ctx.ip })
   const accessToken = await ctx.sign({ sid: sessionId, sub: row.id, exp: Math.floor(expiresAt.getTime() / 1000) })
   return { accessToken, tokenType: 'Bearer' as const, expiresAt, user: toUser(fromRow(row)) }
+}
+
+export async function updateMe(sql: Sql, user: CurrentUser, body: UpdateMeBody) {
+  const row = await q.updateUser(sql, user.id, body)
+  if (!row) throw unauthenticated()
+  return toUser(fromRow(row))
 }
 
 export const logout = (sql: Sql, sessionId: string, now: Date) => q.revokeSession(sql, sessionId, now)

@@ -1,3 +1,4 @@
+import { currentLocale, translate } from './i18n/index.ts'
 import type { Page } from './types.ts'
 
 /** The web front end reaches the API through this prefix; the login cookie rides along. */
@@ -39,21 +40,22 @@ export interface RequestOptions {
 
 function fromEnvelope(status: number, body: any): ApiError {
   const code = typeof body?.code === 'number' ? body.code : status * 100
-  const message = typeof body?.message === 'string' && body.message ? body.message : `Request failed (HTTP ${status}).`
+  const message = typeof body?.message === 'string' && body.message ? body.message : translate('errors.requestFailed', { status })
   const fields = Array.isArray(body?.data?.fields) ? (body.data.fields as FieldError[]) : []
   return new ApiError(status, code, message, fields)
 }
 
 function settle<T>(status: number, body: any, opts: RequestOptions): T {
   if (status >= 200 && status < 300 && body && body.code === 0) return body.data as T
-  const err = body && typeof body === 'object' ? fromEnvelope(status, body) : new ApiError(status, status * 100, `Unexpected answer from the server (HTTP ${status}).`)
+  const err = body && typeof body === 'object' ? fromEnvelope(status, body) : new ApiError(status, status * 100, translate('errors.unexpectedAnswer', { status }))
   if (status === 401 && !opts.anonymous) onUnauthorized()
   throw err
 }
 
 /** Calls the API and unwraps the `{ code, message, data }` envelope; failures throw ApiError. */
 export async function api<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' }
+  // The server writes its messages in the language the page is shown in.
+  const headers: Record<string, string> = { accept: 'application/json', 'accept-language': currentLocale() }
   let payload: BodyInit | undefined
   if (body instanceof FormData) payload = body
   else if (body !== undefined) {
@@ -65,7 +67,7 @@ export async function api<T>(method: string, path: string, body?: unknown, opts:
     res = await fetch(API_BASE + path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal })
   } catch (e) {
     if ((e as Error)?.name === 'AbortError') throw e
-    throw new ApiError(NETWORK, 0, 'The server cannot be reached. Check your connection and try again.')
+    throw new ApiError(NETWORK, 0, translate('errors.offline'))
   }
   let parsed: any = null
   const text = await res.text()
@@ -89,6 +91,7 @@ export function upload<T>(path: string, form: FormData, onProgress: (fraction: n
     xhr.open('POST', API_BASE + path)
     xhr.withCredentials = true
     xhr.setRequestHeader('accept', 'application/json')
+    xhr.setRequestHeader('accept-language', currentLocale())
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total)
     }
@@ -106,8 +109,8 @@ export function upload<T>(path: string, form: FormData, onProgress: (fraction: n
         reject(e)
       }
     }
-    xhr.onerror = () => reject(new ApiError(NETWORK, 0, 'The upload failed: the server cannot be reached.'))
-    xhr.onabort = () => reject(new ApiError(NETWORK, 0, 'The upload was cancelled.'))
+    xhr.onerror = () => reject(new ApiError(NETWORK, 0, translate('errors.uploadOffline')))
+    xhr.onabort = () => reject(new ApiError(NETWORK, 0, translate('errors.uploadCancelled')))
     xhr.send(form)
   })
 }
@@ -121,27 +124,27 @@ export function listOf<T>(data: T[] | Page<T> | { items: T[] } | null | undefine
 
 /** A person-readable explanation of a failure, with the server's own sentence where it helps. */
 export function describeError(error: unknown): { title: string; detail?: string } {
-  if (!(error instanceof ApiError)) return { title: 'Something went wrong.', detail: error instanceof Error ? error.message : undefined }
+  if (!(error instanceof ApiError)) return { title: translate('errors.generic'), detail: error instanceof Error ? error.message : undefined }
   switch (true) {
     case error.status === NETWORK:
       return { title: error.message }
     case error.status === 401:
-      return { title: 'Please log in to continue.', detail: error.message }
+      return { title: translate('errors.loginFirst'), detail: error.message }
     case error.status === 403:
       return {
-        title: "You don't have access to this.",
-        detail: `It belongs to a course you are not a member of, or it needs the course's teacher. (${error.message})`,
+        title: translate('errors.noAccess'),
+        detail: translate('errors.noAccessDetail', { message: error.message }),
       }
     case error.status === 404:
-      return { title: 'Not found.', detail: error.message }
+      return { title: translate('errors.notFound'), detail: error.message }
     case error.status === 409:
       return { title: error.message }
     case error.status === 413:
-      return { title: 'That file is too large.', detail: error.message }
+      return { title: translate('errors.tooLarge'), detail: error.message }
     case error.status === 429:
-      return { title: 'Too many attempts. Please wait a moment and try again.', detail: error.message }
+      return { title: translate('errors.tooMany'), detail: error.message }
     case error.status >= 500:
-      return { title: 'Something went wrong on the server. Please try again in a moment.', detail: error.message }
+      return { title: translate('errors.server'), detail: error.message }
     default:
       return { title: error.message }
   }

@@ -49,14 +49,10 @@ function syncDocument() {
   if (typeof document !== 'undefined') document.documentElement.lang = currentLocale()
 }
 
-// A function declaration (hoisted): syncDocument() above runs at module load, before a `const`
-// here would be initialised ("currentLocale is not a function" on every page).
+// A function declaration (hoisted): syncDocument() above runs while the module is evaluated.
 export function currentLocale(): Locale {
   return isLocale(i18next.language) ? i18next.language : 'en'
 }
-
-// After currentLocale exists (a const: calling it earlier fails in the bundle).
-syncDocument()
 
 /**
  * Switches the language now and remembers it on this device. The signed-in user's own
@@ -70,6 +66,39 @@ export async function setLocale(locale: Locale) {
   }
   if (i18next.language !== locale) await i18next.changeLanguage(locale)
   syncDocument()
+}
+
+const PICKED_KEY = 'cls.locale.picked'
+
+/**
+ * A language picked with the menu on the login or registration page, in this tab: it becomes the
+ * account's setting when that account has none (login) or is created (registration). Choosing
+ * on a shared device's earlier visit does not count, so nobody inherits another person's choice.
+ */
+export function pickedBeforeLogin(): Locale | null {
+  try {
+    const picked = sessionStorage.getItem(PICKED_KEY)
+    return isLocale(picked) ? picked : null
+  } catch {
+    return null
+  }
+}
+
+export function rememberPick(locale: Locale | null) {
+  try {
+    if (locale) sessionStorage.setItem(PICKED_KEY, locale)
+    else sessionStorage.removeItem(PICKED_KEY)
+  } catch {
+    // storage blocked: the pick applies to this page only
+  }
+}
+
+/**
+ * The signed-in user's own setting (GET /auth/me, login) wins over this device's: it follows
+ * the person across devices. A user who has chosen nothing keeps what this device shows.
+ */
+export function applyUserLocale(user: { locale?: string | null } | null | undefined) {
+  if (user && isLocale(user.locale) && user.locale !== currentLocale()) void setLocale(user.locale)
 }
 
 /** Registers a page's namespace in both languages (the zh-CN type forces the same keys). */

@@ -4,6 +4,7 @@ import { NavLink, Outlet, useLocation, useNavigate } from 'react-router'
 import { api, isStatus } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { useMe, useMyHomeworks, useUnreadCount } from '../queries.ts'
+import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { PageSkeleton } from '../ui/Skeleton.tsx'
 import './shell.ts'
@@ -40,6 +41,7 @@ export function AppLayout() {
             {common.t('brand')}
           </NavLink>
           <MainNav />
+          <LanguageSwitcher user={me.data} />
           <UserMenu name={me.data.displayName || me.data.username} role={me.data.role} />
         </div>
       </header>

@@ -2,6 +2,10 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link, useNavigate } from 'react-router'
 import { api, fieldErrors } from '../api.ts'
+import { Trans } from 'react-i18next'
+import { defineMessages, useT } from '../i18n/index.ts'
+import en from '../i18n/messages/en/courses.ts'
+import zh from '../i18n/messages/zh-CN/courses.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys, useCourses, useMe } from '../queries.ts'
 import type { Course, User } from '../types.ts'
@@ -9,22 +13,25 @@ import { CopyButton } from '../ui/CopyButton.tsx'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { TextArea, TextField } from '../ui/form.tsx'
 
+const NS = defineMessages('courses', en, zh)
+
 export default function CoursesPage() {
-  usePageTitle('My courses')
+  const { t } = useT(NS)
+  usePageTitle(t('title'))
   const me = useMe().data!
   const courses = useCourses()
   return (
     <>
       <div className="page-head">
-        <h1>My courses</h1>
+        <h1>{t('title')}</h1>
       </div>
       <div className="grid-2">
         <section aria-labelledby="course-list-title">
-          <h2 id="course-list-title">{me.role === 'TEACHER' ? 'Courses I teach' : 'Courses I have joined'}</h2>
-          <QueryView query={courses} loading="Loading your courses…">
+          <h2 id="course-list-title">{me.role === 'TEACHER' ? t('teaching') : t('joined')}</h2>
+          <QueryView query={courses} loading={t('loading')}>
             {(list) =>
               list.length === 0 ? (
-                <Empty>{me.role === 'TEACHER' ? 'No courses yet. Create your first course.' : 'You have not joined a course yet. Ask your teacher for an invite code.'}</Empty>
+                <Empty>{me.role === 'TEACHER' ? t('emptyTeacher') : t('emptyStudent')}</Empty>
               ) : (
                 <ul className="cards" data-testid="course-list">
                   {list.map((c) => (
@@ -42,6 +49,7 @@ export default function CoursesPage() {
 }
 
 function CourseCard({ course, me }: { course: Course; me: User }) {
+  const { t } = useT(NS)
   const teaches = course.teacher?.id === me.id
   return (
     <li className="card">
@@ -49,19 +57,19 @@ function CourseCard({ course, me }: { course: Course; me: User }) {
         <Link to={`/courses/${course.id}`}>{course.title}</Link>
       </h3>
       <p className="meta">
-        {teaches ? 'You teach this course' : `Teacher: ${course.teacher?.displayName || course.teacher?.username || '—'}`} · {course.memberCount}{' '}
-        {course.memberCount === 1 ? 'member' : 'members'}
+        {teaches ? t('youTeach') : t('teacher', { name: course.teacher?.displayName || course.teacher?.username || '—' })} ·{' '}
+        {t('members', { count: course.memberCount })}
       </p>
       {course.description && <p className="clamp">{course.description}</p>}
       {course.inviteCode && (
         <p className="invite">
-          Invite code: <code data-testid="invite-code">{course.inviteCode}</code> <CopyButton value={course.inviteCode} label="Copy code" />
+          {t('inviteCode')} <code data-testid="invite-code">{course.inviteCode}</code> <CopyButton value={course.inviteCode} label={t('copyCode')} />
         </p>
       )}
       {teaches && (
         <p>
           <Link to={`/courses/${course.id}/manage`} className="btn btn-small">
-            Manage
+            {t('manage')}
           </Link>
         </p>
       )}
@@ -70,6 +78,7 @@ function CourseCard({ course, me }: { course: Course; me: User }) {
 }
 
 function CreateCourse() {
+  const { t } = useT(NS)
   const queryClient = useQueryClient()
   const [title, setTitle] = useState('')
   const [description, setDescription] = useState('')
@@ -86,18 +95,18 @@ function CreateCourse() {
   function submit(e: FormEvent) {
     e.preventDefault()
     const errs: Record<string, string> = {}
-    if (!title.trim()) errs.title = 'Give the course a title.'
-    if (!description.trim()) errs.description = 'Describe the course in a sentence or two.'
+    if (!title.trim()) errs.title = t('create.titleRequired')
+    if (!description.trim()) errs.description = t('create.descriptionRequired')
     setErrors(errs)
     if (!Object.keys(errs).length) create.mutate()
   }
   return (
     <section className="panel" aria-labelledby="create-course-title">
-      <h2 id="create-course-title">Create a course</h2>
+      <h2 id="create-course-title">{t('create.heading')}</h2>
       <form onSubmit={submit} noValidate>
-        <TextField label="Title" name="title" value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} maxLength={200} required />
+        <TextField label={t('create.title')} name="title" value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} maxLength={200} required />
         <TextArea
-          label="Description"
+          label={t('create.description')}
           name="description"
           rows={3}
           value={description}
@@ -106,23 +115,23 @@ function CreateCourse() {
           required
         />
         <button type="submit" className="btn btn-primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create course'}
+          {create.isPending ? t('create.submitting') : t('create.submit')}
         </button>
       </form>
       {create.error && !Object.keys(errors).length && <ErrorNotice error={create.error} />}
       {create.data && (
         <div className="notice notice-success" role="status" data-testid="created-course">
           <p>
-            <strong>{create.data.title}</strong> is ready. Share this invite code with your students:
+            <Trans t={t} i18nKey="create.ready" values={{ title: create.data.title }} components={[<strong />]} />
           </p>
           <p className="invite">
             <code className="code-large" data-testid="new-invite-code">
               {create.data.inviteCode}
             </code>{' '}
-            {create.data.inviteCode && <CopyButton value={create.data.inviteCode} label="Copy code" />}
+            {create.data.inviteCode && <CopyButton value={create.data.inviteCode} label={t('copyCode')} />}
           </p>
           <p>
-            <Link to={`/courses/${create.data.id}/manage`}>Set up the course</Link>
+            <Link to={`/courses/${create.data.id}/manage`}>{t('create.setUp')}</Link>
           </p>
         </div>
       )}
@@ -131,6 +140,7 @@ function CreateCourse() {
 }
 
 function JoinCourse() {
+  const { t } = useT(NS)
   const queryClient = useQueryClient()
   const navigate = useNavigate()
   const [code, setCode] = useState('')
@@ -146,16 +156,16 @@ function JoinCourse() {
   })
   function submit(e: FormEvent) {
     e.preventDefault()
-    if (!code.trim()) return setError('Enter the invite code your teacher gave you.')
+    if (!code.trim()) return setError(t('join.codeRequired'))
     setError(undefined)
     join.mutate()
   }
   return (
     <section className="panel" aria-labelledby="join-course-title">
-      <h2 id="join-course-title">Join a course</h2>
+      <h2 id="join-course-title">{t('join.heading')}</h2>
       <form onSubmit={submit} noValidate>
         <TextField
-          label="Invite code"
+          label={t('join.code')}
           name="inviteCode"
           autoComplete="off"
           autoCapitalize="characters"
@@ -163,15 +173,15 @@ function JoinCourse() {
           value={code}
           onChange={(e) => setCode(e.target.value)}
           error={error}
-          hint="8 letters and digits, from your teacher."
+          hint={t('join.codeHint')}
           required
         />
         <button type="submit" className="btn btn-primary" disabled={join.isPending}>
-          {join.isPending ? 'Joining…' : 'Join course'}
+          {join.isPending ? t('join.submitting') : t('join.submit')}
         </button>
       </form>
       {join.error && !error && <ErrorNotice error={join.error} />}
-      {join.isSuccess && <Success>Joined. Opening the course…</Success>}
+      {join.isSuccess && <Success>{t('join.joined')}</Success>}
     </section>
   )
 }

@@ -2,12 +2,13 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router'
 import { api, fieldErrors } from '../api.ts'
-import { useT } from '../i18n/index.ts'
+import { applyUserLocale, pickedBeforeLogin, rememberPick, useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys } from '../queries.ts'
 import type { LoginResult } from '../types.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { TextField } from '../ui/form.tsx'
+import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 
 /** Only same-site paths are followed after login (no `//evil.example`, no absolute URLs). */
 export function safeNext(next: string | null) {
@@ -35,7 +36,13 @@ export default function LoginPage() {
     mutationFn: () => api<LoginResult>('POST', '/auth/login', { identifier: identifier.trim(), password }, { anonymous: true }),
     onSuccess: async (result) => {
       queryClient.clear()
-      queryClient.setQueryData(keys.me, result.user)
+      // The account's language wins; an account without one takes the language picked on this page.
+      const picked = pickedBeforeLogin()
+      rememberPick(null)
+      let user = result.user
+      if (!user.locale && picked) user = await api<typeof user>('PATCH', '/auth/me', { locale: picked }).catch(() => user)
+      applyUserLocale(user)
+      queryClient.setQueryData(keys.me, user)
       await navigate(safeNext(next), { replace: true })
     },
     onError: (e) => setErrors(fieldErrors(e)),
@@ -98,6 +105,7 @@ export default function LoginPage() {
         <p className="auth-switch">
           {t('login.newHere')} <Link to={next ? `/register?next=${encodeURIComponent(next)}` : '/register'}>{t('login.createAccount')}</Link>
         </p>
+        <LanguageSwitcher />
       </div>
     </main>
   )

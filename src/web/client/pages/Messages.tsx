@@ -2,6 +2,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link } from 'react-router'
 import { api } from '../api.ts'
+import { defineMessages, useT } from '../i18n/index.ts'
+import en from '../i18n/messages/en/messages.ts'
+import zh from '../i18n/messages/zh-CN/messages.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys, useNotifications } from '../queries.ts'
 import type { Notification } from '../types.ts'
@@ -11,17 +14,15 @@ import { Empty, ErrorNotice, QueryView } from '../ui/Notice.tsx'
 import { Pager } from '../ui/Pager.tsx'
 import { Time } from '../ui/time.tsx'
 
-const TYPE_LABEL: Record<string, string> = {
-  HOMEWORK_REMINDER: 'Homework reminder',
-  SUBMISSION_GRADED: 'Graded',
-  ANNOUNCEMENT: 'Announcement',
-}
+const NS = defineMessages('messages', en, zh)
+const TYPES = Object.keys(en.type)
 
 /** A same-site path from the API, safe to use as a client-side link. */
 const internal = (p: string | null): p is string => !!p && p.startsWith('/') && !p.startsWith('//')
 
 export default function MessagesPage() {
-  usePageTitle('Messages')
+  const { t } = useT(NS)
+  usePageTitle(t('title'))
   const queryClient = useQueryClient()
   const [unreadOnly, setUnreadOnly] = useState(false)
   const [page, setPage] = useState(1)
@@ -37,19 +38,19 @@ export default function MessagesPage() {
   return (
     <>
       <div className="page-head">
-        <h1>Messages</h1>
+        <h1>{t('title')}</h1>
         <button
           type="button"
           className="btn"
           onClick={() => readAll.mutate()}
           disabled={readAll.isPending || !list.data || list.data.unreadCount === 0}
         >
-          Mark all as read
+          {t('markAllRead')}
         </button>
       </div>
       <div className="filters">
         <Checkbox
-          label="Show unread only"
+          label={t('unreadOnly')}
           checked={unreadOnly}
           onChange={(v) => {
             setUnreadOnly(v)
@@ -58,16 +59,16 @@ export default function MessagesPage() {
         />
         {list.data && (
           <p className="meta" role="status">
-            {list.data.unreadCount} unread
+            {t('unreadCount', { count: list.data.unreadCount })}
           </p>
         )}
       </div>
       {readAll.error && <ErrorNotice error={readAll.error} />}
       {readOne.error && <ErrorNotice error={readOne.error} />}
-      <QueryView query={list} loading="Loading messages…">
+      <QueryView query={list} loading={t('loading')}>
         {(data) =>
           data.items.length === 0 ? (
-            <Empty>{unreadOnly ? 'No unread messages.' : 'No messages yet.'}</Empty>
+            <Empty>{unreadOnly ? t('emptyUnread') : t('empty')}</Empty>
           ) : (
             <>
               <ul className="plain stack" data-testid="messages">
@@ -83,9 +84,9 @@ export default function MessagesPage() {
                         ) : (
                           n.title
                         )}
-                        {!n.readAt && <span className="sr-only"> (unread)</span>}
+                        {!n.readAt && <span className="sr-only">{t('unreadMark')}</span>}
                       </h2>
-                      <Badge tone={n.type === 'HOMEWORK_REMINDER' ? 'warn' : n.type === 'SUBMISSION_GRADED' ? 'ok' : 'info'}>{TYPE_LABEL[n.type] ?? n.type}</Badge>
+                      <Badge tone={n.type === 'HOMEWORK_REMINDER' ? 'warn' : n.type === 'SUBMISSION_GRADED' ? 'ok' : 'info'}>{TYPES.includes(n.type) ? t(`type.${n.type}`) : n.type}</Badge>
                     </div>
                     {n.content && <p>{n.content}</p>}
                     <p className="meta">
@@ -93,13 +94,13 @@ export default function MessagesPage() {
                       {n.readAt && (
                         <>
                           {' '}
-                          · read <Time iso={n.readAt} />
+                          {t('readAt')} <Time iso={n.readAt} />
                         </>
                       )}
                     </p>
                     {!n.readAt && (
-                      <button aria-label={`Mark as read: ${n.title}`} type="button" className="btn btn-small" onClick={() => readOne.mutate(n.id)} disabled={readOne.isPending}>
-                        Mark as read
+                      <button aria-label={t('markReadOf', { title: n.title })} type="button" className="btn btn-small" onClick={() => readOne.mutate(n.id)} disabled={readOne.isPending}>
+                        {t('markRead')}
                       </button>
                     )}
                   </li>

@@ -2,12 +2,19 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router'
 import { api, ApiError, fieldErrors } from '../api.ts'
+import { applyUserLocale, defineMessages, pickedBeforeLogin, rememberPick, translate, useT } from '../i18n/index.ts'
+import en from '../i18n/messages/en/register.ts'
+import zh from '../i18n/messages/zh-CN/register.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys } from '../queries.ts'
 import type { LoginResult, Role, User } from '../types.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { RadioGroup, TextField } from '../ui/form.tsx'
+import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { safeNext } from './Login.tsx'
+
+const NS = defineMessages('register', en, zh)
+const msg = (key: keyof typeof en.errors) => translate(`errors.${key}`, { ns: NS })
 
 interface Form {
   username: string
@@ -22,22 +29,23 @@ interface Form {
 export function validateRegistration(f: Form) {
   const e: Partial<Record<keyof Form, string>> = {}
   const u = f.username.trim()
-  if (!u) e.username = 'Choose a username.'
-  else if (u.length < 3 || u.length > 32) e.username = 'Use 3 to 32 characters.'
-  else if (!/^[A-Za-z0-9_.-]+$/.test(u)) e.username = 'Use only letters, digits, underscore, dot and hyphen.'
+  if (!u) e.username = msg('usernameRequired')
+  else if (u.length < 3 || u.length > 32) e.username = msg('usernameLength')
+  else if (!/^[A-Za-z0-9_.-]+$/.test(u)) e.username = msg('usernameChars')
   const m = f.email.trim()
-  if (!m) e.email = 'Enter your email address.'
-  else if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(m)) e.email = 'Enter a valid email address, like name@example.com.'
-  if (!f.password) e.password = 'Choose a password.'
-  else if (f.password.length < 8) e.password = 'Use at least 8 characters.'
-  else if (f.password.length > 128) e.password = 'Use at most 128 characters.'
-  if (f.password && f.confirm !== f.password) e.confirm = 'The passwords do not match.'
-  if (f.displayName.length > 64) e.displayName = 'Use at most 64 characters.'
+  if (!m) e.email = msg('emailRequired')
+  else if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(m)) e.email = msg('emailInvalid')
+  if (!f.password) e.password = msg('passwordRequired')
+  else if (f.password.length < 8) e.password = msg('passwordShort')
+  else if (f.password.length > 128) e.password = msg('passwordLong')
+  if (f.password && f.confirm !== f.password) e.confirm = msg('mismatch')
+  if (f.displayName.length > 64) e.displayName = msg('displayNameLong')
   return e
 }
 
 export default function RegisterPage() {
-  usePageTitle('Create an account')
+  const { t } = useT(NS)
+  usePageTitle(t('title'))
   const navigate = useNavigate()
   const [params] = useSearchParams()
   const queryClient = useQueryClient()
@@ -53,12 +61,16 @@ export default function RegisterPage() {
         password: form.password,
         role: form.role,
         ...(form.displayName.trim() ? { displayName: form.displayName.trim() } : {}),
+        // A language picked on this page becomes the account's; otherwise the browser keeps deciding.
+        ...(pickedBeforeLogin() ? { locale: pickedBeforeLogin() } : {}),
       }
       await api<User>('POST', '/auth/register', body, { anonymous: true })
       return api<LoginResult>('POST', '/auth/login', { identifier: body.username, password: body.password }, { anonymous: true })
     },
     onSuccess: async (result) => {
       queryClient.clear()
+      rememberPick(null)
+      applyUserLocale(result.user)
       queryClient.setQueryData(keys.me, result.user)
       await navigate(safeNext(params.get('next')), { replace: true })
     },
@@ -82,50 +94,50 @@ export default function RegisterPage() {
   return (
     <main id="main" className="auth-page">
       <div className="auth-card">
-        <p className="brand-large">Course Learning</p>
-        <h1>Create an account</h1>
+        <p className="brand-large">{t('brand', { ns: 'common' })}</p>
+        <h1>{t('title')}</h1>
         <div id="register-errors" tabIndex={-1}>
           {count > 0 && (
             <p className="notice notice-error" role="alert">
-              Please fix {count === 1 ? 'the field' : `the ${count} fields`} marked below.
+              {t('errorCount', { count })}
             </p>
           )}
         </div>
         {register.error && count === 0 && <ErrorNotice error={register.error} />}
         <form onSubmit={submit} noValidate>
           <TextField
-            label="Username"
+            label={t('username')}
             name="username"
             autoComplete="username"
             value={form.username}
             onChange={set('username')}
             error={errors.username}
-            hint="3 to 32 letters, digits, _ . or -"
+            hint={t('usernameHint')}
             required
           />
-          <TextField label="Email" name="email" type="email" autoComplete="email" value={form.email} onChange={set('email')} error={errors.email} required />
+          <TextField label={t('email')} name="email" type="email" autoComplete="email" value={form.email} onChange={set('email')} error={errors.email} required />
           <TextField
-            label="Display name"
+            label={t('displayName')}
             name="displayName"
             autoComplete="name"
             value={form.displayName}
             onChange={set('displayName')}
             error={errors.displayName}
-            hint="Shown to your classmates and teachers. Optional."
+            hint={t('displayNameHint')}
           />
           <TextField
-            label="Password"
+            label={t('password')}
             name="password"
             type="password"
             autoComplete="new-password"
             value={form.password}
             onChange={set('password')}
             error={errors.password}
-            hint="At least 8 characters."
+            hint={t('passwordHint')}
             required
           />
           <TextField
-            label="Repeat password"
+            label={t('confirm')}
             name="confirm"
             type="password"
             autoComplete="new-password"
@@ -135,22 +147,23 @@ export default function RegisterPage() {
             required
           />
           <RadioGroup<Role>
-            legend="I am a"
+            legend={t('roleLegend')}
             name="role"
             value={form.role}
             onChange={(role) => setForm((f) => ({ ...f, role }))}
             options={[
-              { value: 'STUDENT', label: 'Student' },
-              { value: 'TEACHER', label: 'Teacher' },
+              { value: 'STUDENT', label: t('student') },
+              { value: 'TEACHER', label: t('teacher') },
             ]}
           />
           <button type="submit" className="btn btn-primary btn-block" disabled={register.isPending}>
-            {register.isPending ? 'Creating your account…' : 'Create account'}
+            {register.isPending ? t('submitting') : t('submit')}
           </button>
         </form>
         <p className="auth-switch">
-          Already registered? <Link to="/login">Log in</Link>
+          {t('already')} <Link to="/login">{t('logIn')}</Link>
         </p>
+        <LanguageSwitcher />
       </div>
     </main>
   )

@@ -1,15 +1,13 @@
+import { translate, useT } from '../i18n/index.ts'
 import type { HomeworkStatus } from '../types.ts'
 
-const STATUS_LABEL: Record<HomeworkStatus, string> = {
-  NOT_STARTED: 'Not started',
-  IN_PROGRESS: 'In progress',
-  SUBMITTED: 'Submitted',
-  OVERDUE: 'Overdue',
-}
+const STATUSES: readonly HomeworkStatus[] = ['NOT_STARTED', 'IN_PROGRESS', 'SUBMITTED', 'OVERDUE']
 
-export const statusLabel = (s: HomeworkStatus) => STATUS_LABEL[s] ?? s
+/** The status in the reader's language (catalogue `common`, `status.*`). */
+export const statusLabel = (s: HomeworkStatus) => (STATUSES.includes(s) ? translate(`status.${s}`) : s)
 
 export function StatusBadge({ status }: { status: HomeworkStatus }) {
+  useT() // re-render on a language change
   return <span className={`badge badge-${status.toLowerCase().replace('_', '-')}`}>{statusLabel(status)}</span>
 }
 

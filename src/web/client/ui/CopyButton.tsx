@@ -1,7 +1,9 @@
 import { useState } from 'react'
+import { useT } from '../i18n/index.ts'
 
 /** Copies a value to the clipboard and says so (politely, for screen readers too). */
-export function CopyButton({ value, label = 'Copy' }: { value: string; label?: string }) {
+export function CopyButton({ value, label }: { value: string; label?: string }) {
+  const { t } = useT()
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle')
   async function copy() {
     try {
@@ -15,10 +17,10 @@ export function CopyButton({ value, label = 'Copy' }: { value: string; label?: s
   return (
     <>
       <button type="button" className="btn btn-small" onClick={copy}>
-        {label}
+        {label ?? t('ui.copy')}
       </button>
       <span className="copy-status" role="status">
-        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select the code and copy it' : ''}
+        {state === 'copied' ? t('ui.copied') : state === 'failed' ? t('ui.copyFailed') : ''}
       </span>
     </>
   )

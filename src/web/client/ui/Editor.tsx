@@ -2,6 +2,11 @@ import { EditorContent, useEditor, useEditorState, type Editor as TiptapEditor }
 import StarterKit from '@tiptap/starter-kit'
 import { useEffect, useId, useRef, useState } from 'react'
 import { readDraft, useDraftStorageKey, writeDraft } from './useDraft.ts'
+import { defineMessages, useT } from '../i18n/index.ts'
+import en from '../i18n/messages/en/editor.ts'
+import zh from '../i18n/messages/zh-CN/editor.ts'
+
+const NS = defineMessages('editor', en, zh)
 
 /**
  * The rich-text editor (Tiptap on ProseMirror). It offers only what the API's allow-list keeps:
@@ -101,6 +106,7 @@ export default function Editor({ label, value, onChange, error, hint, draftKey }
 }
 
 function Toolbar({ editor, label }: { editor: TiptapEditor; label: string }) {
+  const { t } = useT(NS)
   const state = useEditorState({
     editor,
     selector: ({ editor: e }) => ({
@@ -134,19 +140,19 @@ function Toolbar({ editor, label }: { editor: TiptapEditor; label: string }) {
     setLinkOpen(false)
   }
   return (
-    <div className="toolbar" role="toolbar" aria-label={`Formatting for ${label}`}>
-      {b('bold', 'B', 'Bold', () => chain().toggleBold().run())}
-      {b('italic', 'I', 'Italic', () => chain().toggleItalic().run())}
-      {b('underline', 'U', 'Underline', () => chain().toggleUnderline().run())}
-      {b('strike', 'S', 'Strikethrough', () => chain().toggleStrike().run())}
-      {b('h2', 'H2', 'H2 heading', () => chain().toggleHeading({ level: 2 }).run())}
-      {b('h3', 'H3', 'H3 subheading', () => chain().toggleHeading({ level: 3 }).run())}
-      {b('bullet', '•', 'Bulleted list', () => chain().toggleBulletList().run())}
-      {b('ordered', '1.', '1. Numbered list', () => chain().toggleOrderedList().run())}
-      {b('quote', '“ ”', 'Quote', () => chain().toggleBlockquote().run())}
-      {b('code', '</>', 'Inline code', () => chain().toggleCode().run())}
-      {b('codeBlock', '{ }', 'Code block', () => chain().toggleCodeBlock().run())}
-      {b('link', 'Link', 'Link', () => {
+    <div className="toolbar" role="toolbar" aria-label={t('toolbar', { label })}>
+      {b('bold', 'B', t('bold'), () => chain().toggleBold().run())}
+      {b('italic', 'I', t('italic'), () => chain().toggleItalic().run())}
+      {b('underline', 'U', t('underline'), () => chain().toggleUnderline().run())}
+      {b('strike', 'S', t('strike'), () => chain().toggleStrike().run())}
+      {b('h2', 'H2', t('h2'), () => chain().toggleHeading({ level: 2 }).run())}
+      {b('h3', 'H3', t('h3'), () => chain().toggleHeading({ level: 3 }).run())}
+      {b('bullet', '•', t('bullet'), () => chain().toggleBulletList().run())}
+      {b('ordered', '1.', t('ordered'), () => chain().toggleOrderedList().run())}
+      {b('quote', '“ ”', t('quote'), () => chain().toggleBlockquote().run())}
+      {b('code', '</>', t('code'), () => chain().toggleCode().run())}
+      {b('codeBlock', '{ }', t('codeBlock'), () => chain().toggleCodeBlock().run())}
+      {b('link', t('link'), t('link'), () => {
         setHref((editor.getAttributes('link').href as string | undefined) ?? '')
         setLinkOpen((o) => !o)
       })}
@@ -154,8 +160,8 @@ function Toolbar({ editor, label }: { editor: TiptapEditor; label: string }) {
         <span className="link-editor">
           <input
             type="url"
-            aria-label="Link address"
-            placeholder="https://…"
+            aria-label={t('linkAddress')}
+            placeholder={t('linkPlaceholder')}
             value={href}
             onChange={(e) => setHref(e.target.value)}
             onKeyDown={(e) => {
@@ -167,7 +173,7 @@ function Toolbar({ editor, label }: { editor: TiptapEditor; label: string }) {
             }}
           />
           <button type="button" className="btn btn-small" onClick={applyLink}>
-            Apply
+            {t('apply')}
           </button>
         </span>
       )}

@@ -1,8 +1,10 @@
 import type { ReactNode } from 'react'
 import { describeError } from '../api.ts'
+import { useT } from '../i18n/index.ts'
 
 /** A failure, explained for people; `role="alert"` so screen readers announce it. */
 export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  const { t } = useT()
   const { title, detail } = describeError(error)
   return (
     <div className="notice notice-error" role="alert">
@@ -10,17 +12,18 @@ export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () =
       {detail && <p className="notice-detail">{detail}</p>}
       {onRetry && (
         <button type="button" className="btn btn-small" onClick={onRetry}>
-          Try again
+          {t('ui.tryAgain')}
         </button>
       )}
     </div>
   )
 }
 
-export function Loading({ label = 'Loading…' }: { label?: string }) {
+export function Loading({ label }: { label?: string }) {
+  const { t } = useT()
   return (
     <p className="loading" role="status">
-      {label}
+      {label ?? t('ui.loading')}
     </p>
   )
 }
