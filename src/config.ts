@@ -32,6 +32,7 @@ const EnvSchema = z
     MAX_UPLOAD_BYTES: int(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
     LOGIN_MAX_FAILURES: int(1, 1000).default(5),
     LOGIN_MAX_FAILURES_PER_IP: int(1, 100000).default(50),
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: int(1, 100000).default(50),
     LOGIN_WINDOW_SECONDS: int(1, 86400).default(15 * 60),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   })
@@ -62,6 +63,7 @@ export interface Config {
   maxUploadBytes: number
   loginMaxFailures: number
   loginMaxFailuresPerIp: number
+  loginMaxFailuresPerAccount: number
   loginWindowSeconds: number
   logLevel: LogLevel
 }
@@ -92,6 +94,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     loginMaxFailures: e.LOGIN_MAX_FAILURES,
     loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
+    loginMaxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
     loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,
     logLevel: e.LOG_LEVEL,
   }

@@ -50,7 +50,7 @@ export async function startService(opts: StartOptions = {}): Promise<ServiceProc
   let out = ''
   const drain = async (s: ReadableStream<Uint8Array>) => {
     const dec = new TextDecoder()
-    for await (const chunk of s) out += dec.decode(chunk, { stream: true })
+    for await (const chunk of s as unknown as AsyncIterable<Uint8Array>) out += dec.decode(chunk, { stream: true })
   }
   void drain(proc.stdout as ReadableStream<Uint8Array>)
   void drain(proc.stderr as ReadableStream<Uint8Array>)
