@@ -7,7 +7,7 @@ import type { Deps } from './deps.ts'
 import { defaultJobs, scheduler, stopJobs } from './jobs.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
-import { MAX_JSON_BYTES, MULTIPART_OVERHEAD_BYTES } from './http/plumbing.ts'
+import { bodyCeiling } from './http/plumbing.ts'
 import { embeddedJwtSecret } from './secrets.ts'
 import { LocalDiskStorage } from './storage/local-disk.ts'
 
@@ -37,8 +37,8 @@ const app = buildApp(deps)
   .listen({
     port: config.port,
     hostname: config.host,
-    // Bun's own hard cap; the app answers 413 in the envelope before this is reached.
-    maxRequestBodySize: Math.max(config.maxUploadBytes, MAX_JSON_BYTES) + MULTIPART_OVERHEAD_BYTES,
+    // Bun's own hard cap, above the app's limits: the app answers 413 in the envelope first.
+    maxRequestBodySize: bodyCeiling(config.maxUploadBytes),
   })
 log.info('listening', { url: `http://${config.host}:${config.port}`, database: db.kind })
 

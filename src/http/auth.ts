@@ -67,8 +67,9 @@ export function authPlugin(deps: Deps) {
     const token = bearerOrCookie(headers, cookieValue)
     if (!token) throw unauthenticated()
     // The token's `exp` is judged by the service's clock, like the session row it names (a
-    // test's manual clock, the real time in production).
-    const payload = await tokens.verify(token, { currentDate: clock.now() })
+    // test's manual clock, the real time in production). HS256 only: a token signed with the
+    // secret under another algorithm (HS512) is refused.
+    const payload = await tokens.verify(token, { currentDate: clock.now(), algorithms: ['HS256'] })
     const sid = payload && typeof payload.sid === 'string' ? payload.sid : null
     // A well-signed token always names a UUID; anything else never reaches SQL.
     if (!sid || !UUID.test(sid)) throw unauthenticated()

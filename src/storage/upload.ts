@@ -19,6 +19,7 @@ export async function readMultipart(request: Request, maxUploadBytes: number): P
   }
   if (!request.body) throw badRequest('The request has no body; send multipart/form-data.')
   const limit = maxUploadBytes + MULTIPART_OVERHEAD_BYTES
+  if (Number(request.headers.get('content-length') ?? '0') > limit) throw tooLarge(maxUploadBytes)
   let received = 0
   let exceeded = false
   const counter = new TransformStream<Uint8Array, Uint8Array>({
