@@ -38,6 +38,7 @@ const EnvSchema = z
     MAX_UPLOAD_BYTES: int(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
     LOGIN_MAX_FAILURES: int(1, 1000).default(5),
     LOGIN_MAX_FAILURES_PER_IP: int(1, 100000).default(50),
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: int(1, 100000).default(50),
     LOGIN_WINDOW_SECONDS: int(1, 86400).default(15 * 60),
     PUBLIC_URL: z
       .string()
@@ -122,6 +123,7 @@ export interface Config {
   maxUploadBytes: number
   loginMaxFailures: number
   loginMaxFailuresPerIp: number
+  loginMaxFailuresPerAccount: number
   loginWindowSeconds: number
   logLevel: LogLevel
   /** The base of links the service writes for people (calendar feeds, e-mails); the request's origin when unset. */
@@ -171,6 +173,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     loginMaxFailures: e.LOGIN_MAX_FAILURES,
     loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
+    loginMaxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
     loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,
     logLevel: e.LOG_LEVEL,
     publicUrl: e.PUBLIC_URL,

@@ -6,7 +6,7 @@ import type { Deps, Lifecycle } from './deps.ts'
 import { defaultJobs, scheduler, stopJobs } from './jobs.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
-import { MAX_JSON_BYTES, MULTIPART_OVERHEAD_BYTES } from './http/plumbing.ts'
+import { bodyCeiling } from './http/plumbing.ts'
 import { serveMetrics } from './metrics.ts'
 import { embeddedJwtSecret } from './secrets.ts'
 import { createStorage } from './storage/create.ts'
@@ -54,8 +54,8 @@ try {
     hostname: config.host,
     // Elysia turns reusePort on, which lets a second process share a port in use.
     reusePort: false,
-    // Bun's own hard cap; the app answers 413 in the envelope before this is reached.
-    maxRequestBodySize: Math.max(config.maxUploadBytes, MAX_JSON_BYTES) + MULTIPART_OVERHEAD_BYTES,
+    // Bun's own hard cap, above the app's limits: the app answers 413 in the envelope first.
+    maxRequestBodySize: bodyCeiling(config.maxUploadBytes),
   })
 } catch (e) {
   const code = (e as NodeJS.ErrnoException)?.code

@@ -3,8 +3,8 @@ import { Elysia, type DocumentDecoration } from 'elysia'
 import type { Deps } from '../deps.ts'
 import { isLocale } from '../i18n/locale.ts'
 import { rememberUserLocale } from '../i18n/request.ts'
-import { ERROR_CATALOGUE, forbidden, unauthenticated } from './errors.ts'
-import { courseAccess, type CourseLevel, type CurrentUser, type Role } from './guards.ts'
+import { ERROR_CATALOGUE, forbidden, notFound, unauthenticated } from './errors.ts'
+import { courseAccess, type CourseAccess, type CourseLevel, type CurrentUser, type Role } from './guards.ts'
 
 export const SESSION_COOKIE = 'cls_session'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -85,19 +85,25 @@ export async function sessionUser(sql: Deps['sql'], sid: string, now: Date): Pro
  *   `{ role: 'TEACHER' }`       logged in with that role
  *   `{ course: 'member' }`      member (teacher or student) of `params.courseId` → `course`
  *   `{ course: 'teacher' }`     the teacher of `params.courseId`
+ *   `{ course: 'student' }`     a student of `params.courseId`
+ *   `{ experimentSubmission: 'teacher' }`  the teacher of `params.submissionId`'s course
+ * All of them run in `transform`, before the params, query and body are validated: a caller
+ * who may not call a route gets 401/403 (or 404) whatever the request holds.
  * A token is a JWT naming a server-side session; the session row decides (logout, expiry).
  */
 export function authPlugin(deps: Deps) {
   const { sql, clock } = deps
   const tokens = tokenSigner(deps.config.jwtSecret)
   const authenticated = new WeakMap<Request, Authenticated>()
+  const courses = new WeakMap<Request, CourseAccess>()
 
   async function authenticate(headers: Record<string, string | undefined>, cookieValue: unknown): Promise<Authenticated> {
     const token = bearerOrCookie(headers, cookieValue)
     if (!token) throw unauthenticated()
     // The token's `exp` is judged by the service's clock, like the session row it names (a
-    // test's manual clock, the real time in production).
-    const payload = await tokens.verify(token, { currentDate: clock.now() })
+    // test's manual clock, the real time in production). HS256 only: a token signed with the
+    // secret under another algorithm (HS512) is refused.
+    const payload = await tokens.verify(token, { currentDate: clock.now(), algorithms: ['HS256'] })
     const sid = payload && typeof payload.sid === 'string' ? payload.sid : null
     // A well-signed token always names a UUID; anything else never reaches SQL.
     if (!sid || !UUID.test(sid)) throw unauthenticated()
@@ -133,16 +139,42 @@ export function authPlugin(deps: Deps) {
         transform({ request }) {
           const who = authenticated.get(request)
           if (!who) throw unauthenticated()
-          if (who.user.role !== role) throw forbidden(role === 'TEACHER' ? 'Only teachers can do this.' : 'Only students can do this.')
+          if (who.user.role !== role) {
+            throw forbidden(role === 'TEACHER' ? 'Only teachers can do this.' : 'Teacher accounts cannot join courses or hand in work; only student accounts can.')
+          }
         },
       }),
       course: (level: CourseLevel) => ({
         auth: true,
         detail: guardedDetail,
+        // Before validation too: a caller who may not use the course gets 403/404 whatever the
+        // body holds. A malformed course id is left to params validation (400).
+        async transform({ request, params }) {
+          const who = authenticated.get(request)
+          if (!who) throw unauthenticated()
+          const courseId = (params as Record<string, string | undefined>).courseId ?? ''
+          if (UUID.test(courseId)) courses.set(request, await courseAccess(sql, courseId, who.user, level))
+        },
         async resolve(ctx) {
-          const { user, params } = ctx as unknown as Authenticated & { params: Record<string, string | undefined> }
-          const courseId = params.courseId ?? ''
-          return { course: await courseAccess(sql, courseId, user, level) }
+          const { user, params, request } = ctx as unknown as Authenticated & { params: Record<string, string | undefined>; request: Request }
+          return { course: courses.get(request) ?? (await courseAccess(sql, params.courseId ?? '', user, level)) }
+        },
+      }),
+      /**
+       * The teacher of the course of `params.submissionId` (an experiment submission): 404 for
+       * an unknown submission, 403 for anyone else. Before validation, like `course`.
+       */
+      experimentSubmission: (level: 'teacher') => ({
+        auth: true,
+        detail: guardedDetail,
+        async transform({ request, params }) {
+          const who = authenticated.get(request)
+          if (!who) throw unauthenticated()
+          const id = (params as Record<string, string | undefined>).submissionId ?? ''
+          if (!UUID.test(id)) return
+          const [row] = await sql<{ course_id: string }[]>`select course_id from experiment_submissions where id = ${id}`
+          if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist.')
+          await courseAccess(sql, row.course_id, who.user, level)
         },
       }),
     })

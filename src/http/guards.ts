@@ -23,7 +23,8 @@ export interface CourseAccess {
   as: 'TEACHER' | 'STUDENT'
 }
 
-export type CourseLevel = 'member' | 'teacher'
+/** member: its teacher or a student; teacher: its teacher; student: a student of it. */
+export type CourseLevel = 'member' | 'teacher' | 'student'
 
 /**
  * The one course guard: 404 for an unknown course, 403 for a non-member (or a non-teacher
@@ -40,5 +41,6 @@ export async function courseAccess(sql: Sql, courseId: string, user: CurrentUser
   const isTeacher = row.teacher_id === user.id
   if (!isTeacher && !row.is_member) throw forbidden('You are not a member of this course.')
   if (level === 'teacher' && !isTeacher) throw forbidden("Only this course's teacher can do this.")
+  if (level === 'student' && isTeacher) throw forbidden('Only students of this course can do this.')
   return { id: row.id, title: row.title, teacherId: row.teacher_id, as: isTeacher ? 'TEACHER' : 'STUDENT' }
 }

@@ -3,12 +3,19 @@ import postgres from 'postgres'
 import type { Logger } from '../lib/log.ts'
 import { localizeEnvelope } from '../i18n/request.ts'
 import { observeRequest, UNMATCHED_ROUTE } from '../metrics.ts'
-import { AppError, ERROR_CATALOGUE, tooLarge, type ErrorName, type FieldError } from './errors.ts'
+import { AppError, ERROR_CATALOGUE, type ErrorName, type FieldError } from './errors.ts'
 
 /** JSON bodies are small; uploads (multipart) have their own, configurable limit. */
 export const MAX_JSON_BYTES = 1024 * 1024
 /** Room for multipart boundaries, part headers and the small text fields next to a file. */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024
+
+/**
+ * Bun's own limit (maxRequestBodySize), twice the largest body the app accepts: a body over
+ * Bun's limit gets Bun's bare 413 (no envelope, no request id), so the app's limits, counted
+ * while reading, must always trip first. Only a body over this ceiling still gets Bun's answer.
+ */
+export const bodyCeiling = (maxUploadBytes: number) => 2 * (Math.max(maxUploadBytes, MAX_JSON_BYTES) + MULTIPART_OVERHEAD_BYTES)
 
 /** Deeper JSON is refused before validation: no payload of ours nests beyond a few levels. */
 export const MAX_JSON_DEPTH = 32
@@ -148,12 +155,17 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
       const length = Number(declared ?? '0')
       const type = mediaType(request)
       const hasBody = declared !== null ? length > 0 : request.body !== null
+      // Media types are case-insensitive (RFC 9110): `Application/JSON` is JSON. Elysia picks its
+      // parser by the header's exact text, so the media type is written back in lower case.
+      const raw = request.headers.get('content-type')
+      if (raw && type && raw.split(';')[0]!.trim() !== type) {
+        request.headers.set('content-type', type + raw.slice(raw.indexOf(';') === -1 ? raw.length : raw.indexOf(';')))
+      }
       if (hasBody && type && !ACCEPTED_BODY_TYPES.includes(type) && !isOneClickUnsubscribe(request, type)) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted; send application/json or multipart/form-data.`)
       }
-      if (type === 'multipart/form-data' && length > maxUploadBytes + MULTIPART_OVERHEAD_BYTES) {
-        throw tooLarge(maxUploadBytes)
-      }
+      // A multipart body's size is judged by the upload route after identity and permission
+      // (readMultipart): an outsider's oversized upload is a 403, not a 413.
       if (type !== 'multipart/form-data' && length > MAX_JSON_BYTES) {
         throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${MAX_JSON_BYTES} bytes.`, {
           limitBytes: MAX_JSON_BYTES,
@@ -170,6 +182,14 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
       }
       if (body !== null && typeof body === 'object' && nestsDeeperThan(body, MAX_JSON_DEPTH)) {
         throw new AppError('MALFORMED_REQUEST', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`)
+      }
+      // A chunked JSON body (no Content-Length) was not measured in onRequest: measured here.
+      if (body !== null && typeof body === 'object' && request.headers.get('content-length') === null) {
+        if (Buffer.byteLength(JSON.stringify(body)) > MAX_JSON_BYTES) {
+          throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${MAX_JSON_BYTES} bytes.`, {
+            limitBytes: MAX_JSON_BYTES,
+          })
+        }
       }
     })
     // Every error envelope leaves in the reader's language (src/i18n/request.ts).

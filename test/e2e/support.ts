@@ -6,6 +6,11 @@ import { testApp, type TestContext } from '../support/harness.ts'
 /** Debian's chromium; `.ci/run` installs it when test/e2e/.needs-chromium exists. Never downloaded by the tests. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const hasChromium = existsSync(CHROMIUM)
+/** In CI the browser tests must run: a missing Chromium fails them instead of skipping them. */
+export const requireChromium = ['1', 'true', 'yes'].includes((process.env.CI ?? '').toLowerCase())
+if (!hasChromium && requireChromium) {
+  throw new Error(`[e2e] ${CHROMIUM} is missing and CI is set: the browser tests cannot be skipped in CI. Install Debian's chromium (apt-get install -y chromium).`)
+}
 if (!hasChromium) {
   console.warn(`[e2e] ${CHROMIUM} is missing: browser tests are skipped. Install Debian's chromium (apt-get install -y chromium) to run them.`)
 }

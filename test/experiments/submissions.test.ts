@@ -56,6 +56,18 @@ describe('POST /experiments/{experimentId}/submissions', () => {
     expect((await storedFiles(ctx)).length).toBe(before + 1)
   })
 
+  test('at exactly dueAt a submission is on time; one millisecond later it is late (issue 17)', async () => {
+    const s = await signUp(ctx.api, 'STUDENT')
+    await ctx.deps.sql`insert into course_members (course_id, user_id) values (${w.course.id}, ${s.id})`
+    clock.set(DUE)
+    const onTime = await submit(reportForm('on the dot', sampleBytes(10, 1), 'a.txt'), s.token)
+    clock.set(new Date(new Date(DUE).getTime() + 1).toISOString())
+    const late = await submit(reportForm('just after', sampleBytes(10, 2), 'b.txt'), s.token)
+    clock.set('2026-11-22T09:00:00.000Z')
+    expect([onTime.status, onTime.data.late]).toEqual([201, false])
+    expect([late.status, late.data.late]).toEqual([201, true])
+  })
+
   test('every attempt is kept; one after dueAt is late; latest and the detail show the newest', async () => {
     const s = w.students[1]!
     const first = await submit(reportForm(), s.token)

@@ -150,6 +150,57 @@ describe('the permission matrix on course A', () => {
   })
 })
 
+/**
+ * Issue 17, finding 5: a caller who may not call a route is refused whatever the body holds;
+ * validation messages are only for callers who may call it. Every cell of the matrix with a
+ * body is sent again with an invalid one (wrong types, and a bare number).
+ */
+describe('the permission matrix with an invalid body in every cell', () => {
+  const withBody = ALL.filter((r) => specOf(r).access !== 'public' && (specOf(r).json || specOf(r).form))
+  const invalid = (route: LiveRoute): { json?: unknown; form?: FormData }[] => {
+    if (specOf(route).form) {
+      const f = new FormData()
+      f.append('type', 12345 as unknown as string)
+      return [{ form: f }]
+    }
+    return [{ json: { title: 12345, score: 'x', inviteCode: 7, content: [], orderedTaskIds: 'x', modules: 1 } }, { json: 12345 }]
+  }
+
+  test('covers every route with a body', () => {
+    expect(withBody.length).toBeGreaterThanOrEqual(20)
+  })
+
+  test.each(withBody.map((r) => [r.key, r] as const))('%s', async (_key, route) => {
+    const failures: unknown[] = []
+    for (const caller of CALLERS) {
+      const want = expected(route, caller)
+      if (want === 'skip' || want === 'ok') continue
+      for (const body of invalid(route)) {
+        const token = await tokenFor(route, account[caller], w)
+        const r = await send(api, route, pathFor(route, A), { ...body, token })
+        const code = want === 403 ? 40300 : NOT_FOUND_CODE.notificationId
+        if (r.status !== want || r.code !== code || r.data !== null) failures.push({ caller, want, body: body.json ?? 'form', ...brief(r) })
+      }
+    }
+    // The refused callers are refused; the permitted one still learns what is wrong.
+    const permitted = CALLERS.find((c) => expected(route, c) === 'ok')
+    if (permitted) {
+      const r = await send(api, route, pathFor(route, A), { ...invalid(route)[0], token: await tokenFor(route, account[permitted], w) })
+      if (r.status !== 400) failures.push({ caller: permitted, want: 400, ...brief(r) })
+    }
+    expect(failures).toEqual([])
+  })
+
+  test('a student PATCHing an announcement with {"title":12345} → 403, and the announcement is unchanged', async () => {
+    const path = `/courses/${A.course.id}/announcements/${A.announcement.id}`
+    const before = await api.get(`/courses/${A.course.id}/announcements`, { token: A.teacher.token })
+    const r = await api.patch(path, { token: A.student.token, json: { title: 12345 } })
+    expect(brief(r)).toMatchObject({ status: 403, code: 40300 })
+    const after = await api.get(`/courses/${A.course.id}/announcements`, { token: A.teacher.token })
+    expect(after.data).toEqual(before.data)
+  })
+})
+
 describe('ids of course B addressed under course A → 404, nothing of B in the answer', () => {
   const mixed = ALL.filter((r) => r.params.includes('courseId') && r.params.length > 1)
 

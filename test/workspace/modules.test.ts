@@ -64,8 +64,40 @@ describe('PUT /courses/{courseId}/workspace/modules', () => {
     ])
     expect(res.data.modules.find((m: any) => m.moduleKey === 'GRADES')).toEqual({ moduleKey: 'GRADES', enabled: true, sortOrder: 9 })
     expect(res.data.modules.find((m: any) => m.moduleKey === 'OVERVIEW')).toEqual({ moduleKey: 'OVERVIEW', enabled: false, sortOrder: 1 })
-    expect(await savedRows(c.id)).toBe(2)
+    // GRADES at 1 moved OVERVIEW, LEARNING, HOMEWORK and QUIZ one place on (saved as rows);
+    // the second save updates rows in place.
+    expect(await savedRows(c.id)).toBe(5)
     expect(res.data.modules.at(-1).moduleKey).toBe('GRADES')
+  })
+
+  test('saving a subset leaves no tied sortOrder: unlisted modules in the way move after it (issue 17)', async () => {
+    const c = await createCourse(api, w.teacher)
+    const res = await put(c.id, [{ moduleKey: 'QUIZ', enabled: true, sortOrder: 1 }])
+    expect(res.data.modules.map((m: any) => [m.moduleKey, m.sortOrder])).toEqual([
+      ['QUIZ', 1],
+      ['OVERVIEW', 2],
+      ['LEARNING', 3],
+      ['HOMEWORK', 4],
+      ['GRADES', 5],
+      ['EXPERIMENTS', 6],
+      ['RESOURCES', 7],
+      ['ANNOUNCEMENTS', 8],
+    ])
+    const again = await put(c.id, [
+      { moduleKey: 'RESOURCES', enabled: true, sortOrder: 2 },
+      { moduleKey: 'GRADES', enabled: false, sortOrder: 3 },
+    ])
+    const orders = again.data.modules.map((m: any) => m.sortOrder)
+    expect(new Set(orders).size).toBe(8)
+    expect(again.data.modules.slice(0, 3).map((m: any) => m.moduleKey)).toEqual(['QUIZ', 'RESOURCES', 'GRADES'])
+    expect((await api.get(path(c.id), { token: w.teacher.token })).data).toEqual(again.data)
+  })
+
+  test('parallel subset saves never leave tied sortOrder values', async () => {
+    const c = await createCourse(api, w.teacher)
+    await Promise.all(MODULE_KEYS.map((moduleKey) => put(c.id, [{ moduleKey, enabled: true, sortOrder: 1 }])))
+    const after = await api.get(path(c.id), { token: w.teacher.token })
+    expect(new Set(after.data.modules.map((m: any) => m.sortOrder)).size).toBe(8)
   })
 
   test('a full configuration in a new order; equal sortOrders keep the default order', async () => {

@@ -66,29 +66,29 @@ export async function revokeSession(sql: Sql, sessionId: string, now: Date) {
 }
 
 export interface ThrottleRow {
-  key: string
-  window_started_at: Date
-  failures: number
+  throttle_key: string
+  attempts: number
+  started_at: Date
+  allowed: boolean
 }
 
-export async function readThrottle(sql: Sql, keys: string[]) {
-  return sql<ThrottleRow[]>`select key, window_started_at, failures from login_throttle where key in ${sql(keys)}`
+/**
+ * Reserves one login attempt in every scope at once, before the password is checked (see
+ * sql/009): `allowed` false means some scope is at its limit and nothing was counted.
+ */
+export async function reserveAttempt(sql: Sql, scopes: { key: string; limit: number }[], now: Date, windowSeconds: number) {
+  return sql<ThrottleRow[]>`
+    select throttle_key, attempts, started_at, allowed
+      from reserve_login_attempt(${scopes.map((s) => s.key)}::text[], ${scopes.map((s) => s.limit)}::int[], ${now}, ${windowSeconds})`
 }
 
-/** Counts a failure per key; a window that has passed starts again at 1. */
-export async function recordFailures(sql: Sql, keys: string[], now: Date, windowSeconds: number) {
-  const windowStart = new Date(now.getTime() - windowSeconds * 1000)
-  const rows = keys.map((key) => ({ key, window_started_at: now, failures: 1 }))
-  await sql`
-    insert into login_throttle ${sql(rows, 'key', 'window_started_at', 'failures')}
-    on conflict (key) do update set
-      failures = case when login_throttle.window_started_at <= ${windowStart} then 1 else login_throttle.failures + 1 end,
-      window_started_at = case when login_throttle.window_started_at <= ${windowStart} then excluded.window_started_at
-                               else login_throttle.window_started_at end`
-}
-
-export async function clearThrottle(sql: Sql, key: string) {
-  await sql`delete from login_throttle where key = ${key}`
+/**
+ * After a successful login: the (identifier, address) failures are forgotten, and the attempt
+ * reserved in the wider scopes is given back (it was not a failure).
+ */
+export async function settleSuccess(sql: Sql, pairKey: string, refundKeys: string[]) {
+  await sql`delete from login_throttle where key = ${pairKey}`
+  await sql`update login_throttle set failures = greatest(failures - 1, 0) where key in ${sql(refundKeys)}`
 }
 
 /** Housekeeping: drop sessions and throttle windows that can no longer matter. */

@@ -57,28 +57,40 @@ export interface LoginContext {
   now: Date
   ip: string | null
   userAgent: string | null
-  config: Pick<Config, 'loginMaxFailures' | 'loginMaxFailuresPerIp' | 'loginWindowSeconds' | 'tokenTtlSeconds'>
+  config: Pick<
+    Config,
+    'loginMaxFailures' | 'loginMaxFailuresPerAccount' | 'loginMaxFailuresPerIp' | 'loginWindowSeconds' | 'tokenTtlSeconds'
+  >
   sign: (payload: { sid: string; sub: string; exp: number }) => Promise<string>
 }
 
-function throttled(rows: q.ThrottleRow[], limits: Record<string, number>, ctx: LoginContext): number | null {
-  let retryAfter: number | null = null
-  for (const r of rows) {
-    const ends = r.window_started_at.getTime() + ctx.config.loginWindowSeconds * 1000
-    if (ends > ctx.now.getTime() && r.failures >= (limits[r.key] ?? Infinity)) {
-      const s = Math.ceil((ends - ctx.now.getTime()) / 1000)
-      retryAfter = Math.max(retryAfter ?? 0, s)
-    }
+/**
+ * The throttle scopes of one attempt. Username and e-mail of one account are one identifier
+ * (the account id); an identifier that names no account is throttled by its normalised text.
+ */
+export function throttleScopes(identifier: string, accountId: string | null, ip: string | null, config: LoginContext['config']) {
+  const account = accountId ? `acct:${accountId}` : `acct:name:${identifier.trim().toLowerCase()}`
+  const address = ip ?? 'unknown'
+  return {
+    pair: { key: `pair:${account}@${address}`, limit: config.loginMaxFailures },
+    account: { key: account, limit: config.loginMaxFailuresPerAccount },
+    address: { key: `ip:${address}`, limit: config.loginMaxFailuresPerIp },
   }
-  return retryAfter
 }
 
 export async function login(sql: Sql, body: LoginBody, ctx: LoginContext) {
-  const idKey = `id:${body.identifier.toLowerCase()}`
-  const ipKey = `ip:${ctx.ip ?? 'unknown'}`
-  const limits = { [idKey]: ctx.config.loginMaxFailures, [ipKey]: ctx.config.loginMaxFailuresPerIp }
-  const retryAfter = throttled(await q.readThrottle(sql, [idKey, ipKey]), limits, ctx)
-  if (retryAfter !== null) {
+  const row = await q.findUserByIdentifier(sql, body.identifier)
+  const scopes = throttleScopes(body.identifier, row?.id ?? null, ctx.ip, ctx.config)
+  // The attempt is counted before the password is checked, in one statement: attempts that
+  // arrive together cannot all be checked against the same old count.
+  const counts = await q.reserveAttempt(sql, [scopes.pair, scopes.account, scopes.address], ctx.now, ctx.config.loginWindowSeconds)
+  if (!counts[0]?.allowed) {
+    const limits = new Map([scopes.pair, scopes.account, scopes.address].map((s) => [s.key, s.limit]))
+    const ends = counts
+      .filter((c) => c.attempts >= (limits.get(c.throttle_key) ?? Infinity))
+      .map((c) => c.started_at.getTime() + ctx.config.loginWindowSeconds * 1000)
+    const until = ends.length ? Math.max(...ends) : ctx.now.getTime() + ctx.config.loginWindowSeconds * 1000
+    const retryAfter = Math.max(1, Math.ceil((until - ctx.now.getTime()) / 1000))
     throw new AppError(
       'TOO_MANY_REQUESTS',
       `Too many failed login attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
@@ -87,13 +99,9 @@ export async function login(sql: Sql, body: LoginBody, ctx: LoginContext) {
     )
   }
 
-  const row = await q.findUserByIdentifier(sql, body.identifier)
   const valid = await Bun.password.verify(body.password, row?.password_hash ?? DUMMY_HASH)
-  if (!row || !valid) {
-    await q.recordFailures(sql, [idKey, ipKey], ctx.now, ctx.config.loginWindowSeconds)
-    throw new AppError('BAD_CREDENTIALS', 'The username/email or password is incorrect.')
-  }
-  await q.clearThrottle(sql, idKey)
+  if (!row || !valid) throw new AppError('BAD_CREDENTIALS', 'The username/email or password is incorrect.')
+  await q.settleSuccess(sql, scopes.pair.key, [scopes.account.key, scopes.address.key])
 
   const sessionId = newId()
   const expiresAt = new Date(ctx.now.getTime() + ctx.config.tokenTtlSeconds * 1000)

@@ -43,7 +43,7 @@ export function courseRoutes(deps: Deps) {
       '/join',
       async ({ body, user }) => ok(await service.joinCourse(sql, user, body.inviteCode, clock.now()), 'Joined the course.'),
       {
-        auth: true,
+        role: 'STUDENT',
         body: JoinBody,
         response: { 200: envelope(Course) },
         detail: {

@@ -70,7 +70,7 @@ export const ExperimentDetail = Experiment.extend({
 
 export const SubmissionForm = z.object({
   file: uploadedFile('a file is required'),
-  note: z.string().max(2000, 'must be at most 2,000 characters').optional().meta({ description: 'Plain text.' }),
+  note: plainText({ min: 0, max: 2000, multiline: true }).optional().meta({ description: 'Plain text (no control characters but tabs and line breaks).' }),
 })
 
 

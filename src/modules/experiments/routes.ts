@@ -180,7 +180,7 @@ export function experimentRoutes(deps: Deps) {
       '/submissions/:submissionId/grade',
       async ({ user, params, body }) => ok(await service.grade(sql, params.submissionId, user, body, clock.now()), 'Graded.'),
       {
-        auth: true,
+        experimentSubmission: 'teacher',
         params: SubmissionParams,
         body: GradeBody,
         response: { 200: envelope(Submission) },

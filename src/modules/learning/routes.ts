@@ -195,7 +195,7 @@ function submissionRoutes(deps: Deps) {
         return ok(await submissions.submit(sql, course, user, params.taskId, body, clock.now()), 'Submitted.')
       },
       {
-        course: 'member',
+        course: 'student',
         params: idParams('courseId', 'taskId'),
         body: SubmitBody,
         response: { 201: envelope(Submission) },

@@ -32,6 +32,48 @@ export async function updateUnit(sql: Db, courseId: string, unitId: string, p: {
   return row ?? null
 }
 
+/**
+ * Locks the rows a delete would remove (the unit or point, its points and its tasks) for the
+ * rest of the transaction, so the "has submissions" check that follows (a new statement, a new
+ * snapshot) sees every answer sheet: a submission being inserted holds a key-share lock on its
+ * task, so the lock waits for it to commit; one that comes later waits for the delete and then
+ * finds its task gone. False: no such row in the course.
+ */
+export async function lockForDelete(tx: TxSql, kind: 'unit' | 'point' | 'task', courseId: string, id: string) {
+  if (kind === 'unit') {
+    const [u] = await tx`select id from learning_units where id = ${id} and course_id = ${courseId} for update`
+    if (!u) return false
+    await tx`select id from knowledge_points where unit_id = ${id} order by id for update`
+    await tx`
+      select t.id from learning_tasks t join knowledge_points p on p.id = t.point_id
+       where p.unit_id = ${id} order by t.id for update of t`
+    return true
+  }
+  if (kind === 'point') {
+    const [p] = await tx`select id from knowledge_points where id = ${id} and course_id = ${courseId} for update`
+    if (!p) return false
+    await tx`select id from learning_tasks where point_id = ${id} order by id for update`
+    return true
+  }
+  const [t] = await tx`select id from learning_tasks where id = ${id} and course_id = ${courseId} for update`
+  return Boolean(t)
+}
+
+/**
+ * Locks the course row against other appenders: units are numbered under it, so parallel
+ * creations get distinct positions.
+ */
+export async function lockCourseForAppend(tx: TxSql, courseId: string) {
+  await tx`select id from courses where id = ${courseId} for no key update`
+}
+
+/** Locks the unit row (points are numbered under it); null when it is not in the course. */
+export async function lockUnit(tx: TxSql, courseId: string, unitId: string) {
+  const [row] = await tx<{ id: string }[]>`
+    select id from learning_units where id = ${unitId} and course_id = ${courseId} for no key update`
+  return row ?? null
+}
+
 /** Whether the unit exists in the course and whether any answer sheet hangs under it: one query. */
 export async function unitDeletability(sql: Db, courseId: string, unitId: string) {
   const [row] = await sql<{ has_submissions: boolean }[]>`

@@ -1,3 +1,4 @@
+import postgres from 'postgres'
 import type { Sql } from '../../db/connect.ts'
 import { conflict, invalidField, notFound } from '../../http/errors.ts'
 import type { CourseAccess } from '../../http/guards.ts'
@@ -18,8 +19,12 @@ const viewerOf = (course: CourseAccess): Viewer => course.as
 
 // ----- units -----------------------------------------------------------------------------------
 
+/** Appended under the course row's lock: parallel creations get distinct positions. */
 export async function createUnit(sql: Sql, courseId: string, body: CreateUnitBody, now: Date) {
-  return toUnit(await q.insertUnit(sql, { id: newId(), courseId, ...body, now }))
+  return sql.begin(async (tx) => {
+    await q.lockCourseForAppend(tx, courseId)
+    return toUnit(await q.insertUnit(tx, { id: newId(), courseId, ...body, now }))
+  })
 }
 
 export async function updateUnit(sql: Sql, courseId: string, unitId: string, body: PatchUnitBody, now: Date) {
@@ -30,6 +35,7 @@ export async function updateUnit(sql: Sql, courseId: string, unitId: string, bod
 
 export async function deleteUnit(sql: Sql, courseId: string, unitId: string) {
   return sql.begin(async (tx) => {
+    if (!(await q.lockForDelete(tx, 'unit', courseId, unitId))) throw unitNotFound()
     const state = await q.unitDeletability(tx, courseId, unitId)
     if (!state) throw unitNotFound()
     if (state.has_submissions) throw hasSubmissions('unit')
@@ -40,10 +46,14 @@ export async function deleteUnit(sql: Sql, courseId: string, unitId: string) {
 
 // ----- points ----------------------------------------------------------------------------------
 
+/** Appended under the unit row's lock: parallel creations get distinct positions. */
 export async function createPoint(sql: Sql, courseId: string, unitId: string, body: CreateUnitBody, now: Date) {
-  const row = await q.insertPoint(sql, { id: newId(), courseId, unitId, ...body, now })
-  if (!row) throw unitNotFound()
-  return toPoint(row)
+  return sql.begin(async (tx) => {
+    if (!(await q.lockUnit(tx, courseId, unitId))) throw unitNotFound()
+    const row = await q.insertPoint(tx, { id: newId(), courseId, unitId, ...body, now })
+    if (!row) throw unitNotFound()
+    return toPoint(row)
+  })
 }
 
 export async function updatePoint(sql: Sql, courseId: string, pointId: string, body: PatchUnitBody, now: Date) {
@@ -54,6 +64,7 @@ export async function updatePoint(sql: Sql, courseId: string, pointId: string, b
 
 export async function deletePoint(sql: Sql, courseId: string, pointId: string) {
   return sql.begin(async (tx) => {
+    if (!(await q.lockForDelete(tx, 'point', courseId, pointId))) throw pointNotFound()
     const state = await q.pointDeletability(tx, courseId, pointId)
     if (!state) throw pointNotFound()
     if (state.has_submissions) throw hasSubmissions('knowledge point')
@@ -65,13 +76,17 @@ export async function deletePoint(sql: Sql, courseId: string, pointId: string) {
 // ----- tasks -----------------------------------------------------------------------------------
 
 const badResource = () => invalidField('resourceId', 'must be a FILE resource of this course')
+/** The resource was deleted between the check and the write (its delete committed first). */
+const resourceGone = (e: unknown): never => {
+  throw e instanceof postgres.PostgresError && e.code === '23503' && e.constraint_name === 'learning_tasks_resource_fk' ? badResource() : e
+}
 
 export async function createTask(sql: Sql, courseId: string, pointId: string, body: CreateTaskBody, now: Date) {
   const values = taskValues(body, [], now)
   return sql.begin(async (tx) => {
     if (!(await q.lockPoint(tx, courseId, pointId))) throw pointNotFound()
     if (values.resourceId && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) throw badResource()
-    const row = await q.insertTask(tx, { ...values, id: newId(), courseId, pointId, now })
+    const row = await q.insertTask(tx, { ...values, id: newId(), courseId, pointId, now }).catch(resourceGone)
     if (row.task_kind === 'HOMEWORK') await homeworkScheduleChanged(tx, row.id, now, { published: true })
     return toTask(row, 'TEACHER')
   })
@@ -88,7 +103,7 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
     if (values.resourceId && values.resourceId !== before.resource_id && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) {
       throw badResource()
     }
-    const row = await q.updateTask(tx, taskId, { ...values, now })
+    const row = await q.updateTask(tx, taskId, { ...values, now }).catch(resourceGone)
     if (scheduleChanged(before, values)) {
       await homeworkScheduleChanged(tx, taskId, now, { published: before.task_kind !== 'HOMEWORK' && row.task_kind === 'HOMEWORK' })
     }
@@ -104,6 +119,7 @@ export async function getTask(sql: Sql, course: CourseAccess, taskId: string) {
 
 export async function deleteTask(sql: Sql, courseId: string, taskId: string) {
   return sql.begin(async (tx) => {
+    if (!(await q.lockForDelete(tx, 'task', courseId, taskId))) throw taskNotFound()
     const state = await q.taskDeletability(tx, courseId, taskId)
     if (!state) throw taskNotFound()
     if (state.has_submissions) throw hasSubmissions('task')

@@ -1,3 +1,4 @@
+import postgres from 'postgres'
 import type { Sql } from '../../db/connect.ts'
 import { conflict, forbidden, invalidField, notFound, type FieldError } from '../../http/errors.ts'
 import type { CourseAccess, CurrentUser } from '../../http/guards.ts'
@@ -73,18 +74,24 @@ export async function submit(sql: Sql, course: CourseAccess, user: CurrentUser, 
     if (!task.questions.some((qu) => qu.type === 'SHORT_ANSWER')) score = auto
   }
 
-  const row = await q.insertSubmission(sql, {
-    id: newId(),
-    taskId: task.id,
-    courseId: course.id,
-    studentId: user.id,
-    content,
-    answers,
-    autoScore: auto,
-    score,
-    late: task.due_at !== null && now > task.due_at,
-    now,
-  })
+  // A delete of the task that commits first makes the insert fail on its foreign key (the
+  // delete locked the task row; see lockForDelete): the task is gone, nothing was accepted.
+  const row = await q
+    .insertSubmission(sql, {
+      id: newId(),
+      taskId: task.id,
+      courseId: course.id,
+      studentId: user.id,
+      content,
+      answers,
+      autoScore: auto,
+      score,
+      late: task.due_at !== null && now > task.due_at,
+      now,
+    })
+    .catch((e) => {
+      throw e instanceof postgres.PostgresError && e.code === '23503' ? taskNotFound() : e
+    })
   return toSubmission(row)
 }
 

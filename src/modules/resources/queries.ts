@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/connect.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
 
 export type ResourceType = 'FILE' | 'VIDEO' | 'LINK'
 
@@ -75,11 +75,17 @@ export async function findResourceFile(sql: Sql, resourceId: string) {
   return row ?? null
 }
 
+/** Locks the resource row for the rest of the transaction; false when it is not in the course. */
+export async function lockResource(tx: TxSql, courseId: string, resourceId: string) {
+  const [row] = await tx`select id from course_resources where id = ${resourceId} and course_id = ${courseId} for update`
+  return Boolean(row)
+}
+
 /**
  * Deletes a resource of a course unless a learning task still points at it, in one statement.
  * `found` false: no such resource in this course; `usedBy` > 0: kept.
  */
-export async function deleteResource(sql: Sql, courseId: string, resourceId: string) {
+export async function deleteResource(sql: Sql | TxSql, courseId: string, resourceId: string) {
   const [row] = await sql<{ found: boolean; used_by: number; deleted: boolean; storage_key: string | null }[]>`
     with target as (
       select id from course_resources where id = ${resourceId} and course_id = ${courseId}

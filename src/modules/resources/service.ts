@@ -88,10 +88,17 @@ export async function resourceFile(sql: Sql, resourceId: string, user: CurrentUs
   return { key: r.storage_key, fileName: r.file_name ?? 'file', size: Number(r.file_size ?? 0), contentType: r.content_type }
 }
 
-/** Deletes the row, then (after it is committed) the stored file. */
+/**
+ * Deletes the row, then (after it is committed) the stored file. The row is locked first, so
+ * the usage count that follows sees every task that references it (a task being saved with it
+ * holds a key-share lock on it), and of two parallel deletes the second finds nothing (404).
+ */
 export async function deleteResource(sql: Sql, storage: FileStorage, courseId: string, resourceId: string, log: Logger) {
-  const result = await q.deleteResource(sql, courseId, resourceId)
-  if (!result.found) throw resourceNotFound('This resource does not exist in this course.')
+  const result = await sql.begin(async (tx) => {
+    if (!(await q.lockResource(tx, courseId, resourceId))) return null
+    return q.deleteResource(tx, courseId, resourceId)
+  })
+  if (!result?.found) throw resourceNotFound('This resource does not exist in this course.')
   if (!result.deleted) {
     throw conflict('CONFLICT', `This resource is used by ${result.used_by} learning task(s); change those tasks first.`)
   }

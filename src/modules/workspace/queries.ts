@@ -23,3 +23,8 @@ export async function upsertModules(sql: Db, courseId: string, modules: { module
     on conflict (course_id, module_key) do update
       set enabled = excluded.enabled, sort_order = excluded.sort_order`
 }
+
+/** Serialises saves of one course's configuration (read, merge, write). */
+export async function lockCourse(tx: TxSql, courseId: string) {
+  await tx`select id from courses where id = ${courseId} for no key update`
+}
