@@ -7,6 +7,7 @@ import { usePageTitle } from '../layout/usePageTitle.ts'
 import { useCourses, useMe, useMyHomeworks } from '../queries.ts'
 import type { HomeworkStatus } from '../types.ts'
 import { Badge, StatusBadge } from '../ui/Badge.tsx'
+import { CalendarFeed } from '../ui/CalendarFeed.tsx'
 import { CourseBadge } from '../ui/CourseBadge.tsx'
 import { Failure } from '../ui/Failure.tsx'
 import { SelectField } from '../ui/form.tsx'
@@ -173,6 +174,7 @@ export default function HomeworksPage() {
       ) : (
         <Calendar view={view} anchor={anchor} items={items} onMove={(d) => setParam('date', d ? dayKey(d) : undefined)} />
       )}
+      <CalendarFeed />
     </>
   )
 }

@@ -4,7 +4,7 @@ import calendarEn from '../i18n/messages/en/calendar.ts'
 import calendarZh from '../i18n/messages/zh-CN/calendar.ts'
 import { defineMessages, useT } from '../i18n/index.ts'
 import { CopyButton } from './CopyButton.tsx'
-import { ErrorNotice } from './Notice.tsx'
+import { Failure } from './Failure.tsx'
 
 const NS = defineMessages('calendar', calendarEn, calendarZh)
 const KEY = ['me', 'calendar'] as const
@@ -23,7 +23,7 @@ export function CalendarFeed() {
       <h2 id="calendar-feed-heading">{t('heading')}</h2>
       <p className="hint">{t('explain')}</p>
       {feed.error ? (
-        <ErrorNotice error={feed.error} onRetry={() => void feed.refetch()} />
+        <Failure error={feed.error} onRetry={() => void feed.refetch()} />
       ) : (
         <div className="calendar-feed-row">
           <label className="sr-only" htmlFor="calendar-feed-url">
@@ -48,7 +48,7 @@ export function CalendarFeed() {
           {t('rotated')}
         </p>
       )}
-      {rotate.error && <ErrorNotice error={rotate.error} />}
+      {rotate.error && <Failure error={rotate.error} />}
       <p className="hint">{t('warning')}</p>
     </section>
   )
