@@ -24,12 +24,10 @@ export async function startS3Server(): Promise<S3Server> {
   const dir = await mkdtemp(join(tmpdir(), 'cls-s3rver-'))
   const port = await freePort()
   const proc = Bun.spawn(
-    ['bun', join(ROOT, 'node_modules', 's3rver', 'bin', 's3rver.js'), '-d', dir, '-a', '127.0.0.1', '-p', String(port), '--silent', '--configure-bucket', S3_BUCKET],
+    ['bun', join(ROOT, 'test', 'support', 's3rver-child.ts'), dir, String(port), S3_BUCKET, String(process.pid)],
     { stdout: 'ignore', stderr: 'pipe' },
   )
-  // Never outlive the test process, even when a test forgets stop().
-  const killOnExit = () => proc.kill('SIGKILL')
-  process.once('exit', killOnExit)
+  // It exits by itself once this process is gone (s3rver-child.ts watches it).
   const endpoint = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 20_000
   for (;;) {
@@ -60,7 +58,6 @@ export async function startS3Server(): Promise<S3Server> {
       ...(prefix ? { S3_PREFIX: prefix } : {}),
     }),
     async stop() {
-      process.off('exit', killOnExit)
       proc.kill('SIGTERM')
       await proc.exited
       await rm(dir, { recursive: true, force: true })
