@@ -4,6 +4,8 @@
 FROM oven/bun:1.4 AS deps
 WORKDIR /app
 COPY package.json bun.lock ./
+# patchedDependencies (postgres.js fix, see README "Failure behaviour") are applied at install.
+COPY patches ./patches
 RUN bun install --frozen-lockfile --production
 
 FROM oven/bun:1.4
