@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import postgres from 'postgres'
@@ -48,6 +49,7 @@ export async function connectExternal(url: string, max: number, opts: ConnectOpt
 
 const SOCKET_DIR_PREFIX = 'cls-pg-'
 const OWNER_FILE = 'owner.pid'
+const SOCKET_FILE = '.s.PGSQL.5432'
 
 function processAlive(pid: number) {
   try {
@@ -59,10 +61,27 @@ function processAlive(pid: number) {
   }
 }
 
+/** True when something accepts connections on the unix socket at `path` (within 500 ms). */
+function socketAnswers(path: string): Promise<boolean> {
+  return new Promise((done) => {
+    const s = createConnection(path)
+    const finish = (alive: boolean) => {
+      clearTimeout(timer)
+      s.destroy()
+      done(alive)
+    }
+    const timer = setTimeout(() => finish(false), 500)
+    s.once('connect', () => finish(true))
+    s.once('error', () => finish(false))
+  })
+}
+
 /**
  * Removes the socket directories (`cls-pg-*` in the temporary directory) of embedded-mode
- * processes that are gone: each directory records its owner's pid; a directory without one
- * (older versions, or a start killed before writing it) is removed once it is an hour old.
+ * processes that are gone: each directory records its owner's pid, removed when that process
+ * no longer exists. A directory without one (older versions, or a start killed before writing
+ * it) is removed when it is over a minute old and nothing listens on its socket (a probe is
+ * harmless: PGlite's socket server turns a second connection away).
  * Returns the removed paths.
  */
 export async function removeStaleSocketDirs(base = tmpdir(), now = Date.now()): Promise<string[]> {
@@ -82,7 +101,8 @@ export async function removeStaleSocketDirs(base = tmpdir(), now = Date.now()): 
         if (pid === process.pid || processAlive(pid)) continue
       } else {
         const info = await stat(dir)
-        if (!info.isDirectory() || now - info.mtimeMs < 60 * 60 * 1000) continue
+        if (!info.isDirectory() || now - info.mtimeMs < 60 * 1000) continue
+        if (await socketAnswers(join(dir, SOCKET_FILE))) continue
       }
       await rm(dir, { recursive: true, force: true })
       removed.push(dir)
@@ -113,7 +133,7 @@ export async function connectEmbedded(dataDir: string | undefined): Promise<Data
   await removeStaleSocketDirs()
   const sockDir = await mkdtemp(join(tmpdir(), SOCKET_DIR_PREFIX))
   await writeFile(join(sockDir, OWNER_FILE), String(process.pid))
-  const path = join(sockDir, '.s.PGSQL.5432')
+  const path = join(sockDir, SOCKET_FILE)
   const server = new PGLiteSocketServer({ db, path })
   await server.start()
   const sql = postgres({

@@ -129,10 +129,16 @@ describe.skipIf(!process.env.DATABASE_URL)('process lifecycle (real PostgreSQL, 
         await utimes(join(base, name), t, t)
       }
       await seed('cls-pg-dead', dead.pid)
-      await seed('cls-pg-old', undefined, 2 * 3600_000)
+      await seed('cls-pg-old', undefined, 5 * 60_000)
       await seed('cls-pg-live', sleeper.pid)
       await seed('cls-pg-fresh')
       await mkdir(join(base, 'other-dir'))
+      // An older version's directory (no owner file) whose socket still answers: kept.
+      await mkdir(join(base, 'cls-pg-serving'))
+      const listening = net.createServer().listen(join(base, 'cls-pg-serving', '.s.PGSQL.5432'))
+      await new Promise((r) => listening.once('listening', r))
+      const old = new Date(Date.now() - 5 * 60_000)
+      await utimes(join(base, 'cls-pg-serving'), old, old)
 
       // An embedded database starts: it removes the stale ones and records its own pid.
       const child = Bun.spawn(
@@ -141,7 +147,7 @@ describe.skipIf(!process.env.DATABASE_URL)('process lifecycle (real PostgreSQL, 
       )
       const line = await (child.stdout as ReadableStream<Uint8Array>).getReader().read()
       expect(new TextDecoder().decode(line.value)).toContain('up')
-      const seeded = ['cls-pg-fresh', 'cls-pg-live', 'other-dir']
+      const seeded = ['cls-pg-fresh', 'cls-pg-live', 'cls-pg-serving', 'other-dir']
       const left = await readdir(base)
       const own = left.filter((n) => !seeded.includes(n))
       expect(left.filter((n) => seeded.includes(n)).sort()).toEqual(seeded)
@@ -156,6 +162,7 @@ describe.skipIf(!process.env.DATABASE_URL)('process lifecycle (real PostgreSQL, 
       expect(await readdir(base)).toContain(own[0]!)
       expect(await removeStaleSocketDirs(base)).toEqual([join(base, own[0]!)])
       expect((await readdir(base)).sort()).toEqual(seeded)
+      listening.close()
     } finally {
       sleeper.kill()
       await rm(base, { recursive: true, force: true })

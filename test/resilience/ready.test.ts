@@ -21,6 +21,14 @@ describe('/status/ready', () => {
     expect(health.data).toEqual({ status: 'UP', database: 'UP' })
   })
 
+  test('is documented in the OpenAPI document with its 200 and 503 answers', async () => {
+    const { app } = await testApp()
+    const doc = (await (await app.handle(new Request('http://localhost/v3/api-docs'))).json()) as any
+    const op = doc.paths['/status/ready']?.get
+    expect(op?.summary).toBe('Readiness check (anonymous)')
+    expect(Object.keys(op?.responses ?? {})).toEqual(expect.arrayContaining(['200', '503']))
+  })
+
   test('503 NOT_READY when the database cannot be reached, within 2 s', async () => {
     // A pool pointing at a closed port: connects are refused.
     const port = (() => {
