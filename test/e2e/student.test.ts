@@ -15,6 +15,27 @@ const PHONE = { width: 390, height: 844 }
 const LONG_TITLE = `Thermodynamics${'Entropy'.repeat(14)}`
 const PNG = diagramPng(360, 200)
 
+/** A one-page PDF with a line of text (offsets computed, so viewers accept it). */
+function minimalPdf(): Uint8Array<ArrayBuffer> {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    '<< /Length 44 >>\nstream\nBT /F1 18 Tf 20 70 Td (Lecture notes) Tj ET\nendstream',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ]
+  let out = '%PDF-1.4\n'
+  const offsets: number[] = []
+  objects.forEach((o, i) => {
+    offsets.push(out.length)
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`
+  })
+  const xref = out.length
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`
+  return new TextEncoder().encode(out) as Uint8Array<ArrayBuffer>
+}
+
 /** A small PNG drawn here (a heat engine's two reservoirs and the arrow between them), so no fixture file is needed. */
 function diagramPng(w: number, h: number): Buffer {
   const raw = Buffer.alloc((w * 3 + 1) * h)
@@ -128,6 +149,11 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     video.append('type', 'FILE')
     video.append('file', new File([new Uint8Array(2048)], 'lecture.mp4', { type: 'video/mp4' }))
     ids.video = (await server.api.post(`/courses/${course.id}/resources`, { form: video, token: teacher.token })).data.id
+    const pdf = new FormData()
+    pdf.append('name', 'Lecture notes')
+    pdf.append('type', 'FILE')
+    pdf.append('file', new File([minimalPdf()], 'notes.pdf', { type: 'application/pdf' }))
+    ids.pdf = (await server.api.post(`/courses/${course.id}/resources`, { form: pdf, token: teacher.token })).data.id
     ids.videoTask = await task(pointId, { title: 'Watch: the Carnot cycle', taskKind: 'LEARNING', taskType: 'MEDIA', materialType: 'FILE', resourceId: ids.video })
   }, 90_000)
 
@@ -315,6 +341,15 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     await p.waitForFunction(() => (document.querySelector('.file-view-image') as HTMLImageElement | null)?.naturalWidth === 360)
     expect(await img.getAttribute('src')).toBe(`/core/api/v1/resources/${ids.png}/file?inline=1`)
     await check(p, 'resources preview')
+    // A PDF previews in a frame from this origin (its response is not sandboxed: Chromium's viewer refuses sandboxes).
+    const pdfPreview = p.getByTestId('file-preview').filter({ hasText: 'Lecture notes' })
+    await pdfPreview.getByRole('button', { name: 'Preview' }).click()
+    const frame = pdfPreview.locator('iframe')
+    await frame.waitFor()
+    expect(await frame.getAttribute('src')).toBe(`/core/api/v1/resources/${ids.pdf}/file?inline=1`)
+    expect(await frame.getAttribute('title')).toBe('PDF: Lecture notes')
+    await p.waitForTimeout(1000)
+    await check(p, 'pdf preview')
 
     await p.goto(`/experiments/${ids.experiment}?courseId=${course.id}`)
     await p.getByLabel('File', { exact: true }).setInputFiles({ name: 'setup.png', mimeType: 'image/png', buffer: PNG })
