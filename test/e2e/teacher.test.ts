@@ -195,6 +195,11 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
       dialogs.push(d.message())
       void (d.type() === 'beforeunload' || answer ? d.accept() : d.dismiss())
     })
+    /** The next dialog's text (dialogs open a moment after the click that causes them). */
+    const nextDialog = async () => {
+      for (let i = 0; i < 100 && dialogs.length === 0; i++) await p.waitForTimeout(50)
+      return dialogs.shift()
+    }
 
     // Class list: every student.
     await p.goto(`/courses/${courseId}/manage?tab=classList`)
@@ -219,7 +224,7 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await p.getByText('Anyone with the code can join.').waitFor()
     await p.getByRole('button', { name: 'Replace the invite code' }).click()
     await p.getByText('New invite code ready.').waitFor()
-    expect(dialogs.pop()).toContain('The old code stops working at once')
+    expect(await nextDialog()).toContain('The old code stops working at once')
     expect((await p.getByTestId('settings-invite-code').textContent())!.trim()).not.toBe(oldCode)
     await expectAccessible(p, 'course settings')
 
@@ -232,10 +237,11 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await form.getByText('Publishing notifies 3 students.').waitFor()
     answer = false
     await form.getByRole('button', { name: 'Publish' }).click()
-    expect(dialogs.pop()).toBe('Publish this announcement? 3 students will be notified.')
+    expect(await nextDialog()).toBe('Publish this announcement? 3 students will be notified.')
     expect(await p.getByTestId('announcement').count()).toBe(0)
     answer = true
     await form.getByRole('button', { name: 'Publish' }).click()
+    expect(await nextDialog()).toBe('Publish this announcement? 3 students will be notified.')
     await p.getByTestId('announcement').getByText('Exam date').waitFor()
     await p.getByRole('button', { name: 'Edit announcement Exam date' }).click()
     const edit = p.getByRole('form', { name: 'Edit announcement Exam date' })
@@ -244,7 +250,7 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await p.getByTestId('announcement').getByText('Exam date moved').waitFor()
     await p.getByRole('button', { name: 'Delete announcement Exam date moved' }).click()
     await p.getByTestId('announcement').waitFor({ state: 'detached' })
-    expect(dialogs.pop()).toContain('Delete the announcement "Exam date moved"?')
+    expect(await nextDialog()).toContain('Delete the announcement "Exam date moved"?')
 
     // Experiment: publish, then edit the title.
     await p.getByRole('link', { name: 'Experiments' }).click()
@@ -269,7 +275,7 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await p.getByRole('form', { name: 'Edit Keys quiz' }).getByLabel('Task title').fill('Keys quiz (edited)')
     answer = false
     await p.getByRole('link', { name: 'Announcements' }).click()
-    expect(dialogs.pop()).toBe('You have unsaved changes. Leave this page and lose them?')
+    expect(await nextDialog()).toBe('You have unsaved changes. Leave this page and lose them?')
     expect(p.url()).toContain('tab=learning')
     expect(await p.getByRole('form', { name: 'Edit Keys quiz' }).getByLabel('Task title').inputValue()).toBe('Keys quiz (edited)')
     answer = true
