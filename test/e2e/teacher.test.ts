@@ -299,6 +299,22 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     expectNoErrors(tab)
   }, 120_000)
 
+  test('in Chinese: grading and the gradebook read from the zh-CN catalogue', async () => {
+    const tab = await teacherTab()
+    const p = tab.page
+    await p.evaluate(() => localStorage.setItem('cls.locale', 'zh-CN'))
+    await p.goto(`/courses/${courseId}/manage?tab=grading&taskId=${quiz.id}`)
+    await p.getByLabel('批改内容').waitFor()
+    await p.getByRole('button', { name: /下一位学生/ }).waitFor()
+    await p.getByText('作答与得分').waitFor()
+    expect(await p.getByTestId('grading-summary').textContent()).toMatch(/^已提交 \d\/3 · 逾期 \d · 已批改 \d$/)
+    await p.goto(`/courses/${courseId}/manage?tab=grades`)
+    await p.getByRole('heading', { name: '成绩册', level: 2 }).waitFor()
+    await p.getByText('分数保留一位小数（四舍五入），与 CSV 文件一致。').waitFor()
+    await expectAccessible(p, 'gradebook in Chinese')
+    expectNoErrors(tab)
+  }, 60_000)
+
   test('phone width: grading and gradebook fit 390 px, pass axe', async () => {
     const tab = await teacherTab({ width: 390, height: 844 })
     const p = tab.page
