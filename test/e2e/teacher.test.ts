@@ -315,13 +315,23 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     expectNoErrors(tab)
   }, 60_000)
 
-  test('phone width: grading and gradebook fit 390 px, pass axe', async () => {
+  test('phone width: grading, gradebook and the teacher tools fit 390 px, pass axe', async () => {
     const tab = await teacherTab({ width: 390, height: 844 })
     const p = tab.page
-    for (const path of [`/courses/${courseId}/manage?tab=grading&taskId=${quiz.id}`, `/courses/${courseId}/manage?tab=grades`]) {
+    const manage = `/courses/${courseId}/manage`
+    const pages: [string, string][] = [
+      [`${manage}?tab=grading&taskId=${quiz.id}`, 'Alice Wang'],
+      [`${manage}?tab=grades`, 'Alice Wang'],
+      [`${manage}?tab=classList`, 'Alice Wang'],
+      [`${manage}?tab=settings`, 'Course details'],
+      [`${manage}?tab=learning`, 'Keys quiz'],
+      [`${manage}?tab=announcements`, 'New announcement'],
+      [`${manage}?tab=experiments`, 'New experiment'],
+    ]
+    for (const [path, text] of pages) {
       await p.goto(path)
       await p.locator('h1').first().waitFor()
-      await p.getByText('Alice Wang').first().waitFor()
+      await p.getByText(text).first().waitFor()
       const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
       expect({ path, overflow }).toEqual({ path, overflow: 0 })
       await expectAccessible(p, `${path} at phone width`)
