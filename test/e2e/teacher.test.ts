@@ -195,6 +195,11 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
       dialogs.push(d.message())
       void (d.type() === 'beforeunload' || answer ? d.accept() : d.dismiss())
     })
+    /** The next dialog's text (dialogs open a moment after the click that causes them). */
+    const nextDialog = async () => {
+      for (let i = 0; i < 100 && dialogs.length === 0; i++) await p.waitForTimeout(50)
+      return dialogs.shift()
+    }
 
     // Class list: every student.
     await p.goto(`/courses/${courseId}/manage?tab=classList`)
@@ -219,7 +224,7 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await p.getByText('Anyone with the code can join.').waitFor()
     await p.getByRole('button', { name: 'Replace the invite code' }).click()
     await p.getByText('New invite code ready.').waitFor()
-    expect(dialogs.pop()).toContain('The old code stops working at once')
+    expect(await nextDialog()).toContain('The old code stops working at once')
     expect((await p.getByTestId('settings-invite-code').textContent())!.trim()).not.toBe(oldCode)
     await expectAccessible(p, 'course settings')
 
@@ -232,10 +237,11 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await form.getByText('Publishing notifies 3 students.').waitFor()
     answer = false
     await form.getByRole('button', { name: 'Publish' }).click()
-    expect(dialogs.pop()).toBe('Publish this announcement? 3 students will be notified.')
+    expect(await nextDialog()).toBe('Publish this announcement? 3 students will be notified.')
     expect(await p.getByTestId('announcement').count()).toBe(0)
     answer = true
     await form.getByRole('button', { name: 'Publish' }).click()
+    expect(await nextDialog()).toBe('Publish this announcement? 3 students will be notified.')
     await p.getByTestId('announcement').getByText('Exam date').waitFor()
     await p.getByRole('button', { name: 'Edit announcement Exam date' }).click()
     const edit = p.getByRole('form', { name: 'Edit announcement Exam date' })
@@ -244,7 +250,7 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await p.getByTestId('announcement').getByText('Exam date moved').waitFor()
     await p.getByRole('button', { name: 'Delete announcement Exam date moved' }).click()
     await p.getByTestId('announcement').waitFor({ state: 'detached' })
-    expect(dialogs.pop()).toContain('Delete the announcement "Exam date moved"?')
+    expect(await nextDialog()).toContain('Delete the announcement "Exam date moved"?')
 
     // Experiment: publish, then edit the title.
     await p.getByRole('link', { name: 'Experiments' }).click()
@@ -269,7 +275,7 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await p.getByRole('form', { name: 'Edit Keys quiz' }).getByLabel('Task title').fill('Keys quiz (edited)')
     answer = false
     await p.getByRole('link', { name: 'Announcements' }).click()
-    expect(dialogs.pop()).toBe('You have unsaved changes. Leave this page and lose them?')
+    expect(await nextDialog()).toBe('You have unsaved changes. Leave this page and lose them?')
     expect(p.url()).toContain('tab=learning')
     expect(await p.getByRole('form', { name: 'Edit Keys quiz' }).getByLabel('Task title').inputValue()).toBe('Keys quiz (edited)')
     answer = true
@@ -293,13 +299,39 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     expectNoErrors(tab)
   }, 120_000)
 
-  test('phone width: grading and gradebook fit 390 px, pass axe', async () => {
+  test('in Chinese: grading and the gradebook read from the zh-CN catalogue', async () => {
+    const tab = await teacherTab()
+    const p = tab.page
+    await p.evaluate(() => localStorage.setItem('cls.locale', 'zh-CN'))
+    await p.goto(`/courses/${courseId}/manage?tab=grading&taskId=${quiz.id}`)
+    await p.getByLabel('批改内容').waitFor()
+    await p.getByRole('button', { name: /下一位学生/ }).waitFor()
+    await p.getByText('作答与得分').waitFor()
+    expect(await p.getByTestId('grading-summary').textContent()).toMatch(/^已提交 \d\/3 · 逾期 \d · 已批改 \d$/)
+    await p.goto(`/courses/${courseId}/manage?tab=grades`)
+    await p.getByRole('heading', { name: '成绩册', level: 2 }).waitFor()
+    await p.getByText('分数保留一位小数（四舍五入），与 CSV 文件一致。').waitFor()
+    await expectAccessible(p, 'gradebook in Chinese')
+    expectNoErrors(tab)
+  }, 60_000)
+
+  test('phone width: grading, gradebook and the teacher tools fit 390 px, pass axe', async () => {
     const tab = await teacherTab({ width: 390, height: 844 })
     const p = tab.page
-    for (const path of [`/courses/${courseId}/manage?tab=grading&taskId=${quiz.id}`, `/courses/${courseId}/manage?tab=grades`]) {
+    const manage = `/courses/${courseId}/manage`
+    const pages: [string, string][] = [
+      [`${manage}?tab=grading&taskId=${quiz.id}`, 'Alice Wang'],
+      [`${manage}?tab=grades`, 'Alice Wang'],
+      [`${manage}?tab=classList`, 'Alice Wang'],
+      [`${manage}?tab=settings`, 'Course details'],
+      [`${manage}?tab=learning`, 'Keys quiz'],
+      [`${manage}?tab=announcements`, 'New announcement'],
+      [`${manage}?tab=experiments`, 'New experiment'],
+    ]
+    for (const [path, text] of pages) {
       await p.goto(path)
       await p.locator('h1').first().waitFor()
-      await p.getByText('Alice Wang').first().waitFor()
+      await p.getByText(text).first().waitFor()
       const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
       expect({ path, overflow }).toEqual({ path, overflow: 0 })
       await expectAccessible(p, `${path} at phone width`)

@@ -263,12 +263,12 @@ export const SubmissionQuery = z.object({
 })
 export type SubmissionQuery = z.infer<typeof SubmissionQuery>
 
-export const QuestionScore = z
-  .object({
-    questionId: Uuid,
-    score: z.number({ message: 'must be a number' }).min(0, 'must be 0 or more'),
-  })
-  .meta({ id: 'QuestionScore' })
+// No schema id: nested in both the body and the submission, an id would make a $ref the
+// inline OpenAPI schemas cannot resolve.
+export const QuestionScore = z.object({
+  questionId: Uuid,
+  score: z.number({ message: 'must be a number' }).min(0, 'must be 0 or more'),
+})
 
 /**
  * Grading a learning submission: the shared `{ score, feedback }` body plus per-question scores
@@ -288,7 +288,7 @@ export const LearningGradeBody = GradeBody.extend({
       description:
         "Points awarded per SHORT_ANSWER question of the task, each 0 up to that question's points. Merged into the scores already given on this sheet (a question listed again is replaced).",
     }),
-}).meta({ id: 'LearningGradeBody' })
+})
 export type LearningGradeBody = z.infer<typeof LearningGradeBody>
 
 export const Answer = z.object({ questionId: Uuid, selectedOptions: z.array(z.number().int()), text: z.string().nullable() })
