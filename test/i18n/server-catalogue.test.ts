@@ -64,8 +64,9 @@ function messagesIn(source: string, fileName: string): { where: string; text: st
       if (ts.isNewExpression(n) && callee === 'AppError' && args[1]) add(args[1])
       else if (name in MESSAGE_ARG && !callee.includes('.') && args[MESSAGE_ARG[name]!]) add(args[MESSAGE_ARG[name]!]!)
       else if ((ZOD_CHECKS.has(name) && callee.includes('.')) || /^z\.(file|int|email|guid|enum)$/.test(callee)) {
-        // `.min(3, 'must be 3-32 characters')`: every literal after the first argument is a message.
-        for (const a of args) if (textOf(a) !== null && a !== args[0]) add(a)
+        // `.min(3, 'must be 3-32 characters')`: a literal after the first argument is a message;
+        // `z.int('must be whole numbers')`: for z.* constructors the first one is too.
+        for (const a of args) if (textOf(a) !== null && (a !== args[0] || callee.startsWith('z.'))) add(a)
       }
     }
     if (ts.isPropertyAssignment(n) && n.name.getText() === 'message') add(n.initializer)
