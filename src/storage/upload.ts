@@ -57,6 +57,9 @@ export async function readMultipart(
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data.')
   }
   if (!request.body) throw badRequest('The request has no body; send multipart/form-data.')
+  // An honest Content-Length over the limit is refused before a byte is read (the caller's
+  // identity and permission were checked before this function runs).
+  if (Number(request.headers.get('content-length') ?? '0') > maxUploadBytes + MULTIPART_OVERHEAD_BYTES) throw tooLarge(maxUploadBytes)
 
   const fields: FormFields = {}
   const stored: UploadedFile[] = []
