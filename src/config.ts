@@ -34,6 +34,8 @@ const EnvSchema = z
     LOGIN_MAX_FAILURES_PER_IP: int(1, 100000).default(50),
     LOGIN_WINDOW_SECONDS: int(1, 86400).default(15 * 60),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    VALIDATE_RESPONSES: bool.optional(),
+    NODE_ENV: z.string().optional(),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.JWT_SECRET) {
@@ -64,6 +66,8 @@ export interface Config {
   loginMaxFailuresPerIp: number
   loginWindowSeconds: number
   logLevel: LogLevel
+  /** Check every success response against its schema (default: yes, except with NODE_ENV=production). */
+  validateResponses: boolean
 }
 
 export class ConfigError extends Error {
@@ -94,5 +98,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
     loginWindowSeconds: e.LOGIN_WINDOW_SECONDS,
     logLevel: e.LOG_LEVEL,
+    validateResponses: e.VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',
   }
 }
