@@ -74,6 +74,8 @@ const config = {
   jwtSecret: 'bench-secret-bench-secret-bench-secret-0123456789',
   tokenTtlSeconds: 90 * 24 * 3600,
   dbPoolMax: POOL_MAX,
+  // As in production (NODE_ENV=production); BENCH_VALIDATE_RESPONSES=1 measures with the check.
+  validateResponses: process.env.BENCH_VALIDATE_RESPONSES === '1',
 } as Deps['config']
 const storage = new LocalDiskStorage(join(tmpdir(), 'cls-bench-files'))
 const deps: Deps = { sql: db.sql, config, clock, log: createLogger('silent'), storage }

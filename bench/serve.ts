@@ -53,6 +53,8 @@ if (mode === 'service') {
     jwtSecret: secret,
     tokenTtlSeconds: 90 * 24 * 3600,
     dbPoolMax: poolMax,
+    // As in production (NODE_ENV=production); BENCH_VALIDATE_RESPONSES=1 measures with the check.
+    validateResponses: process.env.BENCH_VALIDATE_RESPONSES === '1',
   } as Deps['config']
   const deps: Deps = { sql, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) }
   const app = buildApp(deps).listen({ hostname: '127.0.0.1', port })
@@ -108,3 +110,5 @@ if (mode === 'service') {
   })
   console.log(`LISTENING ${server.port}`)
 }
+// A clean exit on SIGINT/SIGTERM, so `bun --cpu-prof-md bench/serve.ts …` writes its profile.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0))

@@ -1,4 +1,5 @@
 import { Elysia, type AnyElysia } from 'elysia'
+import { setResponseValidation } from './http/envelope.ts'
 import type { Deps } from './deps.ts'
 import { docs, docsUi } from './docs/openapi.ts'
 import { corsPolicy } from './http/cors.ts'
@@ -41,6 +42,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
 export function buildApp(deps: Deps) {
   // The root app is known only once built; the docs and the 405 lookup read it lazily.
   let root: AnyElysia | undefined
+  setResponseValidation(deps.config.validateResponses)
   const app = new Elysia()
     .use(plumbing({ log: deps.log, methodsFor: routeMethodIndex(() => root?.routes ?? []), maxUploadBytes: deps.config.maxUploadBytes }))
     .use(corsPolicy(deps.config.corsOrigins))

@@ -89,6 +89,8 @@ const EnvSchema = z
       .refine((v) => v === undefined || /^smtps?:\/\/[^/]/.test(v), 'an smtp:// or smtps:// URL'),
     MAIL_FROM: z.string().trim().min(3).default('Course Learning <no-reply@localhost>'),
     MAIL_SEND_CRON: cronExpr.default('*/5 * * * * *'),
+    VALIDATE_RESPONSES: bool.optional(),
+    NODE_ENV: z.string().optional(),
   })
   .superRefine((env, ctx) => {
     if (env.FILE_STORAGE === 's3' && !env.S3_BUCKET) {
@@ -145,6 +147,8 @@ export interface Config {
   smtpUrl: string | undefined
   mailFrom: string
   mailSendCron: string
+  /** Check every success response against its schema (default: yes, except with NODE_ENV=production). */
+  validateResponses: boolean
 }
 
 export class ConfigError extends Error {
@@ -198,5 +202,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     mailSendCron: e.MAIL_SEND_CRON,
+    validateResponses: e.VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',
   }
 }

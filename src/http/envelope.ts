@@ -9,9 +9,23 @@ export interface Envelope<T> {
 
 export const ok = <T>(data: T, message = 'OK'): Envelope<T> => ({ code: 0, message, data })
 
-/** Response schema of a successful envelope around `data`. */
-export const envelope = <T extends z.ZodType>(data: T) =>
-  z.object({ code: z.literal(0), message: z.string(), data })
+let validateResponses = true
+/** Set by buildApp from `config.validateResponses` before the routes (and their `envelope`s) are built. */
+export function setResponseValidation(on: boolean) {
+  validateResponses = on
+}
+
+/**
+ * Response schema of a successful envelope around `data`. It documents the response (OpenAPI)
+ * and, unless response validation is off, Elysia checks every response against it. Off, its
+ * Standard Schema `validate` passes the value through: the check cost more than the JSON
+ * itself on large answers (a 2,000-student grade overview: zod 38 ms, JSON.stringify 13 ms).
+ */
+export const envelope = <T extends z.ZodType>(data: T) => {
+  const schema = z.object({ code: z.literal(0), message: z.string(), data })
+  if (!validateResponses) schema['~standard'] = { ...schema['~standard'], validate: (value: unknown) => ({ value }) } as (typeof schema)['~standard']
+  return schema
+}
 
 export const ErrorEnvelope = z
   .object({
