@@ -197,7 +197,15 @@ describe('rescheduling', () => {
   })
 
   test('an unknown task changes nothing', async () => {
-    await sql.begin((tx) => homeworkScheduleChanged(tx, newId(), T0))
+    // Other tests of this file run in parallel on the same database: compare this course's rows.
+    const c = await course(1)
+    const hw = await createHomework(sql, c.courseId, c.pointId, { startAt: plus(T0, HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
+    const before = await eventsOf(sql, hw.id)
+    const unknown = newId()
+    await sql.begin((tx) => homeworkScheduleChanged(tx, unknown, T0))
+    expect(await eventsOf(sql, hw.id)).toEqual(before)
+    const [n] = await sql<{ n: number }[]>`select count(*)::int as n from homework_reminder_events where task_id = ${unknown}`
+    expect(n!.n).toBe(0)
   })
 })
 

@@ -10,11 +10,13 @@ afterEach(() => {
   cleanup = undefined
 })
 
+/** Polls until `ok`; a timeout fails the test (it used to return the last value quietly). */
 async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 6_000): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
     const v = await probe()
-    if (ok(v) || Date.now() > deadline) return v
+    if (ok(v)) return v
+    if (Date.now() > deadline) throw new Error(`until: condition not met within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 300)}`)
     await Bun.sleep(100)
   }
 }
@@ -33,7 +35,10 @@ test('with REMINDER_SCAN_CRON at one second, a due reminder reaches the inbox an
   // The scheduler as server.ts starts it, with the job's pattern taken from the configuration.
   const job = reminderJob(deps)
   expect(job.pattern).toBe('* * * * * *')
-  const running = app.use(scheduler(deps, [job]))
+  // Completed scans are counted, so "not delivered again" can wait for scans that really ran.
+  let scans = 0
+  const counted = { ...job, run: async (at: Date) => (await job.run(at), scans++) }
+  const running = app.use(scheduler(deps, [counted]))
   cleanup = () => stopJobs(running.store)
 
   const before = await api.get('/homeworks/mine', { token: student.token })
@@ -72,7 +77,8 @@ test('with REMINDER_SCAN_CRON at one second, a due reminder reaches the inbox an
 
   // Reading it clears the red dot; later scans do not deliver it again.
   await api.patch(`/notifications/${inbox.data.items[0].id}/read`, { token: student.token })
-  await Bun.sleep(1_200)
+  const scansAtRead = scans
+  await until(async () => scans, (n) => n >= scansAtRead + 2)
   const after = await api.get('/homeworks/mine', { token: student.token })
   expect(after.data.unreadReminderCount).toBe(0)
   expect((await api.get('/notifications', { token: student.token })).data.total).toBe(1)

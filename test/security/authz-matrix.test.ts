@@ -115,6 +115,26 @@ const secretsOf = (s: Side) => [
 ]
 const leaked = (r: Res, s: Side) => secretsOf(s).filter((x) => JSON.stringify(r.body).includes(x))
 
+/** Everything of course A a refused call could change, so refusals can assert nothing changed. */
+async function digestOfA(): Promise<string> {
+  const sql = w.ctx.deps.sql
+  const id = A.course.id
+  const rows = await Promise.all([
+    sql`select * from courses where id = ${id}`,
+    sql`select user_id from course_members where course_id = ${id} order by user_id`,
+    sql`select * from announcements where course_id = ${id} order by id`,
+    sql`select * from learning_units where course_id = ${id} order by id`,
+    sql`select * from knowledge_points where course_id = ${id} order by id`,
+    sql`select * from learning_tasks where course_id = ${id} order by id`,
+    sql`select * from learning_submissions where course_id = ${id} order by id`,
+    sql`select * from experiments where course_id = ${id} order by id`,
+    sql`select * from experiment_submissions where course_id = ${id} order by id`,
+    sql`select * from course_resources where course_id = ${id} order by id`,
+    sql`select * from workspace_modules where course_id = ${id} order by module_key`,
+  ])
+  return JSON.stringify(rows)
+}
+
 async function call(route: LiveRoute, caller: Account, replace: Record<string, string> = {}) {
   const token = await tokenFor(route, caller, w)
   return send(api, route, pathFor(route, A, replace), { ...(await validBody(route, A, w)), token })
@@ -132,10 +152,18 @@ describe('the permission matrix on course A', () => {
     const replace: Record<string, string> = {}
     if (deletes) for (const p of route.params.filter((p) => p !== 'courseId')) replace[p] = await throwaway(p)
     const failures: unknown[] = []
+    const writes = route.method !== 'GET'
+    const before = writes ? await digestOfA() : ''
+    let checked = !writes
     // Sequential, the permitted callers last: a refused DELETE must leave the row for teacher A.
     for (const caller of CALLERS) {
       const want = expected(route, caller)
       if (want === 'skip') continue
+      if (want === 'ok' && !checked) {
+        // Every refusal so far (403/404) left course A exactly as it was.
+        checked = true
+        if ((await digestOfA()) !== before) failures.push({ refusedCallersChangedData: true })
+      }
       const r = await call(route, account[caller], replace)
       const got = { caller, ...brief(r) }
       if (want === 'ok') {
@@ -172,6 +200,7 @@ describe('the permission matrix with an invalid body in every cell', () => {
 
   test.each(withBody.map((r) => [r.key, r] as const))('%s', async (_key, route) => {
     const failures: unknown[] = []
+    const before = await digestOfA()
     for (const caller of CALLERS) {
       const want = expected(route, caller)
       if (want === 'skip' || want === 'ok') continue
@@ -182,6 +211,7 @@ describe('the permission matrix with an invalid body in every cell', () => {
         if (r.status !== want || r.code !== code || r.data !== null) failures.push({ caller, want, body: body.json ?? 'form', ...brief(r) })
       }
     }
+    if ((await digestOfA()) !== before) failures.push({ refusedCallersChangedData: true })
     // The refused callers are refused; the permitted one still learns what is wrong.
     const permitted = CALLERS.find((c) => expected(route, c) === 'ok')
     if (permitted) {

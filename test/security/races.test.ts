@@ -75,6 +75,8 @@ describe.skipIf(!PG)('delete and submit races on PostgreSQL (issue 17)', async (
     } else {
       expect({ kind, status: del.status, code: del.code }).toEqual({ kind, status: 409, code: 40904 })
       expect(accepted).toBeGreaterThan(0)
+      // The refused delete left the task in place.
+      expect((await sql`select 1 from learning_tasks where id = ${taskId}`).length).toBe(1)
     }
     expect(await rowsOf(taskId)).toBe(accepted)
   }
