@@ -130,7 +130,7 @@ export async function chineseFlow(env: I18nEnv): Promise<I18nResult> {
   // Student: the messages page in Chinese.
   await sp.goto('/messages')
   await sp.getByRole('heading', { name: '消息', level: 1 }).waitFor()
-  await sp.getByText('1 条未读').waitFor()
+  await sp.getByRole('status').filter({ hasText: '1 条未读' }).waitFor()
   const message = sp.getByTestId('message').first()
   await message.getByText('公告', { exact: true }).waitFor()
   await visit(env, student, 'zh-messages')

@@ -49,10 +49,12 @@ function syncDocument() {
   if (typeof document !== 'undefined') document.documentElement.lang = currentLocale()
 }
 
-// A function declaration (hoisted): syncDocument() above runs while the module is evaluated.
+// A function declaration (hoisted), so it exists before the module-level syncDocument() below.
 export function currentLocale(): Locale {
   return isLocale(i18next.language) ? i18next.language : 'en'
 }
+
+syncDocument()
 
 /**
  * Switches the language now and remembers it on this device. The signed-in user's own
