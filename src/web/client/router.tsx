@@ -23,6 +23,7 @@ export function createAppRouter() {
         { path: '/experiments/:experimentId', lazy: page(() => import('./pages/Experiment.tsx')) },
         { path: '/homeworks', lazy: page(() => import('./pages/Homeworks.tsx')) },
         { path: '/messages', lazy: page(() => import('./pages/Messages.tsx')) },
+        { path: '/settings', lazy: page(() => import('./pages/Settings.tsx')) },
       ],
     },
     { path: '*', Component: NotFoundPage, ErrorBoundary: RouteError },

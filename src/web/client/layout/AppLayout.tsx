@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { NavLink, Outlet, useNavigate } from 'react-router'
 import { api, isStatus } from '../api.ts'
+import { useLiveNotifications } from '../live.ts'
 import { useMe, useMyHomeworks, useUnreadCount } from '../queries.ts'
 import { ErrorNotice, Loading } from '../ui/Notice.tsx'
 
@@ -40,8 +41,10 @@ export function AppLayout() {
 }
 
 function MainNav() {
-  const homeworks = useMyHomeworks({}, { refetchInterval: 60_000 })
-  const unread = useUnreadCount()
+  // The live stream keeps the dot and the count fresh; polling only while it is down.
+  const live = useLiveNotifications()
+  const homeworks = useMyHomeworks({}, { refetchInterval: live ? false : 60_000 })
+  const unread = useUnreadCount({ refetchInterval: live ? false : 60_000 })
   const reminders = homeworks.data?.unreadReminderCount ?? 0
   const messages = unread.data ?? 0
   return (
@@ -65,6 +68,9 @@ function MainNav() {
             <span className="sr-only"> unread</span>
           </span>
         )}
+      </NavLink>
+      <NavLink to="/settings" data-testid="nav-settings">
+        Settings
       </NavLink>
     </nav>
   )
