@@ -57,7 +57,7 @@ export class StreamHub {
     if (!this.source) {
       this.source = subscribe(
         { sql: this.deps.sql, embedded: this.deps.embedded, listenUrl: this.deps.listenUrl, onError: (e) => this.deps.log.warn('unlisten failed', { error: String(e) }) },
-        (s) => void this.onSignal(s).catch((e) => this.deps.log.error('stream fan-out failed', { error: String((e as Error)?.message ?? e) })),
+        (s) => this.enqueue(s),
       )
       this.source.catch(() => (this.source = null))
       this.timer = setInterval(() => void this.tick(), this.heartbeatMs)
@@ -147,6 +147,31 @@ export class StreamHub {
     s.seen.add(r.id)
     if (s.seen.size > 2 * REPLAY_LIMIT) s.seen.delete(s.seen.values().next().value!)
     s.write(sse.notification(toNotification(r, { ...reader, locale: s.locale })))
+  }
+
+  // Signals arriving together (a large fan-out is NOTIFY'd in chunks) are handled as one batch:
+  // two queries per batch, not per chunk.
+  private pendingPairs: [string, string][] = []
+  private pendingCounts = new Set<string>()
+  private flushScheduled = false
+  private enqueue(sig: Signal) {
+    if (sig.kind === 'new') {
+      for (const p of sig.pairs) if (this.byUser.has(p[0])) this.pendingPairs.push(p)
+    } else for (const u of sig.userIds) if (this.byUser.has(u)) this.pendingCounts.add(u)
+    if (this.flushScheduled || (this.pendingPairs.length === 0 && this.pendingCounts.size === 0)) return
+    this.flushScheduled = true
+    setTimeout(() => {
+      this.flushScheduled = false
+      const pairs = this.pendingPairs
+      const counts = [...this.pendingCounts]
+      this.pendingPairs = []
+      this.pendingCounts = new Set()
+      const run = async () => {
+        if (pairs.length) await this.onSignal({ kind: 'new', pairs })
+        if (counts.length) await this.onSignal({ kind: 'counts', userIds: counts })
+      }
+      run().catch((e) => this.deps.log.error('stream fan-out failed', { error: String((e as Error)?.message ?? e) }))
+    }, 2)
   }
 
   private async onSignal(sig: Signal) {
