@@ -115,10 +115,16 @@ export class StreamHub {
     // Reconnect hint, then replay (oldest first), then the current counts.
     sink.write('retry: 3000\n\n')
     const reader = { locale, now: this.deps.clock.now() }
-    if (lastEventId) {
-      for (const r of await notificationsAfter(sql, user.id, lastEventId, REPLAY_LIMIT)) this.deliver(sink, r, reader)
+    try {
+      if (lastEventId) {
+        for (const r of await notificationsAfter(sql, user.id, lastEventId, REPLAY_LIMIT)) this.deliver(sink, r, reader)
+      }
+      sink.write(sse.counts(await countersOf(sql, user.id)))
+    } catch (e) {
+      // No stream is returned: unregister it, and let the error handler answer.
+      sink.close()
+      throw e
     }
-    sink.write(sse.counts(await countersOf(sql, user.id)))
     return new Response(body, {
       headers: {
         'content-type': 'text/event-stream; charset=utf-8',
