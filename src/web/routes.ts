@@ -15,6 +15,7 @@ const CLIENT_ROUTES = [
   /^\/experiments\/[^/]+$/,
   /^\/homeworks$/,
   /^\/messages$/,
+  /^\/settings$/,
 ]
 
 /** Scripts, styles and connections from this origin only; no inline code, no framing. */

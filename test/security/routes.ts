@@ -1,5 +1,6 @@
 import type { Account, CallOptions, Client, Res } from '../support/harness.ts'
-import { uniq } from '../support/harness.ts'
+import { testConfig, uniq } from '../support/harness.ts'
+import { unsubscribeToken } from '../../src/modules/email/tokens.ts'
 import { formOf, freshToken, type Side, type World } from './world.ts'
 
 /**
@@ -59,6 +60,8 @@ export interface RouteSpec {
   spendsSession?: boolean
   /** Query string appended to the path. */
   query?: (s: Side) => string
+  /** The JSON body has no string fields (only switches): nothing to oversize. */
+  noStrings?: boolean
 }
 
 const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString()
@@ -185,6 +188,15 @@ export const ROUTES: Record<string, RouteSpec> = {
   'GET /notifications': { access: 'user', ok: 200, query: () => '?unreadOnly=false' },
   'PATCH /notifications/read-all': { access: 'user', ok: 200 },
   'PATCH /notifications/:notificationId/read': { access: 'self', ok: 200 },
+  'GET /notifications/stream': { access: 'user', ok: 200 },
+  'GET /me/notification-preferences': { access: 'user', ok: 200 },
+  'PUT /me/notification-preferences': { access: 'user', ok: 200, json: () => ({ email: { ANNOUNCEMENT: true } }), noStrings: true },
+  // RFC 8058 one-click unsubscribe: public by design, the signed token is the credential.
+  'POST /email/unsubscribe': {
+    access: 'public',
+    ok: 200,
+    query: (s) => `?token=${encodeURIComponent(unsubscribeToken(testConfig().jwtSecret, s.student.id, 'ANNOUNCEMENT'))}`,
+  },
 
   // Calendar feed
   'GET /me/calendar': { access: 'user', ok: 200 },

@@ -95,6 +95,11 @@ export function client(app: { handle(r: Request): Promise<Response> }, prefix = 
     if (o.cookie) headers.cookie = o.cookie
     const url = path.startsWith('//') ? `http://localhost${path.slice(1)}` : `http://localhost${prefix}${path}`
     const res = await app.handle(new Request(url, { method, headers, body }))
+    // An event stream never ends: report its status and headers, then close it.
+    if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+      await res.body?.cancel()
+      return { status: res.status, code: undefined, message: undefined, data: null, body: '', headers: res.headers } as unknown as Res<T>
+    }
     const text = await res.text()
     let parsed: any = null
     try {

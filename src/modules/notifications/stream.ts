@@ -57,7 +57,7 @@ export class StreamHub {
     if (!this.source) {
       this.source = subscribe(
         { sql: this.deps.sql, embedded: this.deps.embedded, listenUrl: this.deps.listenUrl, onError: (e) => this.deps.log.warn('unlisten failed', { error: String(e) }) },
-        (s) => void this.onSignal(s).catch((e) => this.deps.log.error('stream fan-out failed', { error: String((e as Error)?.message ?? e) })),
+        (s) => this.enqueue(s),
       )
       this.source.catch(() => (this.source = null))
       this.timer = setInterval(() => void this.tick(), this.heartbeatMs)
@@ -115,10 +115,16 @@ export class StreamHub {
     // Reconnect hint, then replay (oldest first), then the current counts.
     sink.write('retry: 3000\n\n')
     const reader = { locale, now: this.deps.clock.now() }
-    if (lastEventId) {
-      for (const r of await notificationsAfter(sql, user.id, lastEventId, REPLAY_LIMIT)) this.deliver(sink, r, reader)
+    try {
+      if (lastEventId) {
+        for (const r of await notificationsAfter(sql, user.id, lastEventId, REPLAY_LIMIT)) this.deliver(sink, r, reader)
+      }
+      sink.write(sse.counts(await countersOf(sql, user.id)))
+    } catch (e) {
+      // No stream is returned: unregister it, and let the error handler answer.
+      sink.close()
+      throw e
     }
-    sink.write(sse.counts(await countersOf(sql, user.id)))
     return new Response(body, {
       headers: {
         'content-type': 'text/event-stream; charset=utf-8',
@@ -147,6 +153,31 @@ export class StreamHub {
     s.seen.add(r.id)
     if (s.seen.size > 2 * REPLAY_LIMIT) s.seen.delete(s.seen.values().next().value!)
     s.write(sse.notification(toNotification(r, { ...reader, locale: s.locale })))
+  }
+
+  // Signals arriving together (a large fan-out is NOTIFY'd in chunks) are handled as one batch:
+  // two queries per batch, not per chunk.
+  private pendingPairs: [string, string][] = []
+  private pendingCounts = new Set<string>()
+  private flushScheduled = false
+  private enqueue(sig: Signal) {
+    if (sig.kind === 'new') {
+      for (const p of sig.pairs) if (this.byUser.has(p[0])) this.pendingPairs.push(p)
+    } else for (const u of sig.userIds) if (this.byUser.has(u)) this.pendingCounts.add(u)
+    if (this.flushScheduled || (this.pendingPairs.length === 0 && this.pendingCounts.size === 0)) return
+    this.flushScheduled = true
+    setTimeout(() => {
+      this.flushScheduled = false
+      const pairs = this.pendingPairs
+      const counts = [...this.pendingCounts]
+      this.pendingPairs = []
+      this.pendingCounts = new Set()
+      const run = async () => {
+        if (pairs.length) await this.onSignal({ kind: 'new', pairs })
+        if (counts.length) await this.onSignal({ kind: 'counts', userIds: counts })
+      }
+      run().catch((e) => this.deps.log.error('stream fan-out failed', { error: String((e as Error)?.message ?? e) }))
+    }, 2)
   }
 
   private async onSignal(sig: Signal) {

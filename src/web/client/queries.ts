@@ -148,9 +148,10 @@ export const useNotifications = (p: { unreadOnly: boolean; page: number }) =>
   })
 
 /** The inbox badge and the homework red dot refresh on their own, so reminders show up without a reload. */
-export const useUnreadCount = () =>
+export const useUnreadCount = (opts: Opts<number> = {}) =>
   useQuery({
     queryKey: keys.unreadCount,
     queryFn: () => get<NotificationPage>('/notifications?unreadOnly=true&pageSize=1').then((d) => d.unreadCount),
     refetchInterval: 60_000,
+    ...opts,
   })

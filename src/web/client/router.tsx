@@ -28,6 +28,7 @@ export function createAppRouter() {
         { path: '/experiments/:experimentId', lazy: page(() => import('./pages/Experiment.tsx')), HydrateFallback },
         { path: '/homeworks', lazy: page(() => import('./pages/Homeworks.tsx')), HydrateFallback },
         { path: '/messages', lazy: page(() => import('./pages/Messages.tsx')), HydrateFallback },
+        { path: '/settings', lazy: page(() => import('./pages/Settings.tsx')), HydrateFallback },
       ],
     },
     { path: '*', Component: NotFoundPage, ErrorBoundary: RouteError, HydrateFallback },

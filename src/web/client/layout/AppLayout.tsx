@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'react'
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router'
 import { api, isStatus } from '../api.ts'
 import { useT } from '../i18n/index.ts'
+import { useLiveNotifications } from '../live.ts'
 import { useMe, useMyHomeworks, useUnreadCount } from '../queries.ts'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
@@ -54,8 +55,10 @@ export function AppLayout() {
 
 function MainNav() {
   const { t } = useT('shell')
-  const homeworks = useMyHomeworks({}, { refetchInterval: 60_000 })
-  const unread = useUnreadCount()
+  // The live stream keeps the dot and the count fresh; polling only while it is down.
+  const live = useLiveNotifications()
+  const homeworks = useMyHomeworks({}, { refetchInterval: live ? false : 60_000 })
+  const unread = useUnreadCount({ refetchInterval: live ? false : 60_000 })
   const reminders = homeworks.data?.unreadReminderCount ?? 0
   const messages = unread.data ?? 0
   const ref = useRef<HTMLElement>(null)
@@ -84,6 +87,9 @@ function MainNav() {
             <span className="sr-only"> {t('nav.unread')}</span>
           </span>
         )}
+      </NavLink>
+      <NavLink to="/settings" data-testid="nav-settings">
+        Settings
       </NavLink>
     </nav>
   )

@@ -1,0 +1,69 @@
+import { useQueryClient, type QueryClient } from '@tanstack/react-query'
+import { useEffect, useState } from 'react'
+import { API_BASE } from './api.ts'
+import { keys } from './queries.ts'
+import type { HomeworkList } from './types.ts'
+
+/*
+ * Live updates: one EventSource on GET /notifications/stream for the logged-in app. `counts`
+ * events set the inbox count and the homework red dot; `notification` events refresh the inbox
+ * lists. The browser reconnects by itself (sending Last-Event-ID, so nothing is missed); when
+ * the stream is refused (429, 401) or the browser gives up, we reconnect with a backoff, and the
+ * callers' polling runs only while the stream is down (`connected` false).
+ */
+
+interface Counts {
+  unreadCount: number
+  unreadReminderCount: number
+}
+
+function applyCounts(qc: QueryClient, c: Counts) {
+  qc.setQueryData(keys.unreadCount, c.unreadCount)
+  qc.setQueriesData<HomeworkList>({ queryKey: ['homeworks', 'mine'] }, (old) => (old ? { ...old, unreadReminderCount: c.unreadReminderCount } : old))
+  qc.setQueriesData<HomeworkList>({ queryKey: ['homeworks', 'course'] }, (old) => (old ? { ...old, unreadReminderCount: c.unreadReminderCount } : old))
+}
+
+/** Opens the stream while mounted; returns whether it is connected (polling is the fallback). */
+export function useLiveNotifications(): boolean {
+  const qc = useQueryClient()
+  const [connected, setConnected] = useState(false)
+  useEffect(() => {
+    if (typeof EventSource === 'undefined') return
+    let source: EventSource | null = null
+    let retry: ReturnType<typeof setTimeout> | null = null
+    let delay = 2000
+    let stopped = false
+    const open = () => {
+      source = new EventSource(`${API_BASE}/notifications/stream`, { withCredentials: true })
+      source.onopen = () => {
+        delay = 2000
+        setConnected(true)
+      }
+      source.addEventListener('counts', (e) => {
+        try {
+          applyCounts(qc, JSON.parse((e as MessageEvent).data) as Counts)
+        } catch {}
+      })
+      source.addEventListener('notification', () => {
+        void qc.invalidateQueries({ queryKey: keys.notifications, refetchType: 'active', exact: false, predicate: (q) => q.queryKey[1] === 'list' })
+      })
+      source.onerror = () => {
+        setConnected(false)
+        // CONNECTING: the browser retries by itself. CLOSED: refused; we retry later.
+        if (source?.readyState === EventSource.CLOSED && !stopped) {
+          source.close()
+          retry = setTimeout(open, delay)
+          delay = Math.min(delay * 2, 60_000)
+        }
+      }
+    }
+    open()
+    return () => {
+      stopped = true
+      if (retry) clearTimeout(retry)
+      source?.close()
+      setConnected(false)
+    }
+  }, [qc])
+  return connected
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Browser } from 'playwright-core'
+import { dispatch } from '../../src/modules/reminders/dispatch.ts'
+import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
+import { signUp } from '../support/harness.ts'
+import { DAY, HOUR, createHomework, plus } from '../reminders/helpers.ts'
+import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, startServer, type Server } from './support.ts'
+
+/*
+ * Issue 12.2 in the browser: the red dot and the inbox count light up without a reload when a
+ * reminder is delivered (the live stream; polling runs every 60 s only while the stream is down),
+ * and the e-mail settings page works.
+ */
+describe.skipIf(!hasChromium)('web front end in Chromium: live updates and settings', () => {
+  let server: Server
+  let browser: Browser
+
+  beforeAll(async () => {
+    server = await startServer()
+    browser = await launchBrowser()
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  test('the red dot lights up without a reload when a reminder is delivered', async () => {
+    const sql = server.deps.sql
+    const [teacher, student] = await Promise.all([signUp(server.api, 'TEACHER'), signUp(server.api)])
+    const course = await insertCourse(sql, teacher.id, 'Live course')
+    await addStudent(sql, course.id, student.id)
+    const { pointId } = await insertPoint(sql, course.id)
+    const now = new Date()
+    const startAt = plus(now, HOUR)
+    await createHomework(sql, course.id, pointId, { title: 'Live homework', startAt, dueAt: plus(now, 3 * DAY) }, now)
+
+    const tab = await openTab(browser, server.baseUrl)
+    const { page } = tab
+    await page.goto('/login?next=/homeworks')
+    // The stream is open before the reminder goes out.
+    const streamOpen = page.waitForResponse((r) => r.url().includes('/core/api/v1/notifications/stream') && r.status() === 200)
+    await loginViaUi(page, student.username)
+    await page.waitForURL('**/homeworks')
+    expect(await page.getByTestId('reminder-dot').count()).toBe(0)
+    await streamOpen
+    await Bun.sleep(300)
+
+    const sent = performance.now()
+    await dispatch(sql, startAt)
+    await page.getByTestId('reminder-dot').waitFor({ state: 'attached', timeout: 5000 })
+    const latencyMs = Math.round(performance.now() - sent)
+    await expect(page.getByTestId('unread-count').textContent()).resolves.toContain('1')
+    expect(latencyMs).toBeLessThan(5000)
+    console.log(`[e2e live] red dot ${latencyMs} ms after delivery`)
+
+    // The inbox shows it without a reload either.
+    await page.getByTestId('nav-messages').click()
+    await page.getByText('New homework: Live homework').waitFor()
+    expectNoErrors(tab)
+    await tab.context.close()
+  }, 60_000)
+
+  test('the settings page shows and saves the e-mail preferences', async () => {
+    const student = await signUp(server.api)
+    const tab = await openTab(browser, server.baseUrl)
+    const { page } = tab
+    await page.goto('/login?next=/settings')
+    await loginViaUi(page, student.username)
+    await page.waitForURL('**/settings')
+    const announcements = page.getByLabel('Announcements')
+    await expect(announcements.isChecked()).resolves.toBe(false)
+    await expect(page.getByLabel('Homework reminders').isChecked()).resolves.toBe(true)
+    await announcements.check()
+    await page.getByText('Saved.').waitFor()
+    const r = await server.api.get('/me/notification-preferences', { token: student.token })
+    expect(r.data.email.ANNOUNCEMENT).toBe(true)
+    await page.goto('/settings')
+    await page.getByTestId('email-preferences').waitFor()
+    expect(await page.getByLabel('Announcements').isChecked()).toBe(true)
+    await expectAccessible(page, 'settings')
+    if (process.env.SCREENSHOT_DIR) await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/settings.png`, fullPage: true })
+    expectNoErrors(tab)
+    await tab.context.close()
+  }, 60_000)
+})
