@@ -89,7 +89,7 @@ function MainNav() {
         )}
       </NavLink>
       <NavLink to="/settings" data-testid="nav-settings">
-        Settings
+        {t('nav.settings')}
       </NavLink>
     </nav>
   )

@@ -1,8 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, get } from '../api.ts'
+import { defineMessages, useT } from '../i18n/index.ts'
+import en from '../i18n/messages/en/settings.ts'
+import zh from '../i18n/messages/zh-CN/settings.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
+import { useMe } from '../queries.ts'
 import { Checkbox } from '../ui/form.tsx'
+import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
+
+const NS = defineMessages('settings', en, zh)
 
 type EmailType = 'HOMEWORK_REMINDER' | 'SUBMISSION_GRADED' | 'ANNOUNCEMENT'
 interface Preferences {
@@ -10,15 +17,13 @@ interface Preferences {
 }
 
 const KEY = ['notification-preferences'] as const
-const LABELS: { type: EmailType; label: string; hint: string }[] = [
-  { type: 'HOMEWORK_REMINDER', label: 'Homework reminders', hint: 'New homework, 24 hours before the deadline, and at the deadline.' },
-  { type: 'SUBMISSION_GRADED', label: 'Grades', hint: 'When a teacher grades one of your submissions.' },
-  { type: 'ANNOUNCEMENT', label: 'Announcements', hint: 'Every announcement in your courses.' },
-]
+const TYPES: EmailType[] = ['HOMEWORK_REMINDER', 'SUBMISSION_GRADED', 'ANNOUNCEMENT']
 
 /** /settings: which notifications also come by e-mail. Each switch saves at once. */
 export default function SettingsPage() {
-  usePageTitle('Settings')
+  const { t } = useT(NS)
+  usePageTitle(t('title'))
+  const me = useMe()
   const qc = useQueryClient()
   const prefs = useQuery({ queryKey: KEY, queryFn: () => get<Preferences>('/me/notification-preferences') })
   const save = useMutation({
@@ -31,22 +36,33 @@ export default function SettingsPage() {
   return (
     <>
       <div className="page-head">
-        <h1>Settings</h1>
+        <h1>{t('title')}</h1>
       </div>
       <section className="card" aria-labelledby="email-heading">
-        <h2 id="email-heading">E-mail notifications</h2>
-        <p className="hint">Everything always arrives in Messages. Choose what is also sent to your e-mail address.</p>
+        <h2 id="email-heading">{t('emailHeading')}</h2>
+        <p className="hint">{t('emailHint')}</p>
         <QueryView query={prefs}>
           {(data: Preferences) => (
             <div data-testid="email-preferences">
-              {LABELS.map(({ type, label, hint }) => (
-                <Checkbox key={type} label={label} hint={hint} checked={data.email[type]} onChange={(v) => save.mutate({ [type]: v })} />
+              {TYPES.map((type) => (
+                <Checkbox
+                  key={type}
+                  label={t(`types.${type}.label`)}
+                  hint={t(`types.${type}.hint`)}
+                  checked={data.email[type]}
+                  onChange={(v) => save.mutate({ [type]: v })}
+                />
               ))}
             </div>
           )}
         </QueryView>
-        {save.isSuccess && <Success>Saved.</Success>}
+        {save.isSuccess && <Success>{t('saved')}</Success>}
         {save.error && <ErrorNotice error={save.error} />}
+      </section>
+      <section className="card" aria-labelledby="language-heading">
+        <h2 id="language-heading">{t('languageHeading')}</h2>
+        <p className="hint">{t('languageHint')}</p>
+        <LanguageSwitcher user={me.data} />
       </section>
     </>
   )

@@ -5,6 +5,7 @@ export default {
   redirecting: 'Redirecting to the login page…',
   loading: 'Loading…',
   nav: {
+    settings: 'Settings',
     label: 'Main',
     courses: 'Courses',
     homework: 'Homework',

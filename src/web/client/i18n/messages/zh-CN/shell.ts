@@ -8,6 +8,7 @@ const zh: Catalogue<typeof en> = {
   redirecting: '正在跳转到登录页…',
   loading: '加载中…',
   nav: {
+    settings: '设置',
     label: '主导航',
     courses: '课程',
     homework: '作业',

@@ -1,0 +1,14 @@
+/** English, namespace `settings`: the /settings page. */
+export default {
+  title: 'Settings',
+  emailHeading: 'E-mail notifications',
+  emailHint: 'Everything always arrives in Messages. Choose what is also sent to your e-mail address.',
+  types: {
+    HOMEWORK_REMINDER: { label: 'Homework reminders', hint: 'New homework, 24 hours before the deadline, and at the deadline.' },
+    SUBMISSION_GRADED: { label: 'Grades', hint: 'When a teacher grades one of your submissions.' },
+    ANNOUNCEMENT: { label: 'Announcements', hint: 'Every announcement in your courses.' },
+  },
+  saved: 'Saved.',
+  languageHeading: 'Language',
+  languageHint: 'The language of pages, messages, e-mails and your calendar feed. It is saved on your account.',
+}
