@@ -49,11 +49,15 @@ describe('a course from creation to grades', async () => {
     ])
   })
 
-  test('a student who joins later gets the reminders still ahead', async () => {
-    clock.set('2026-11-23T09:00:00.000Z') // START has passed
+  test('a student who joins an open homework gets START now, then the reminders still ahead', async () => {
+    clock.set('2026-11-23T09:00:00.000Z') // the homework opened an hour ago
     expect((await api.post('/courses/join', { json: { inviteCode: course.inviteCode }, token: late.token })).status).toBe(200)
     const mine = (await reminders()).data.filter((e: any) => e.targetUserId === late.id)
-    expect(mine.map((e: any) => e.triggerType)).toEqual(['BEFORE_DUE_24H', 'DUE'])
+    expect(mine.map((e: any) => [e.triggerType, e.scheduledAt])).toEqual([
+      ['START', '2026-11-23T09:00:00.000Z'],
+      ['BEFORE_DUE_24H', '2026-11-25T08:00:00.000Z'],
+      ['DUE', '2026-11-26T08:00:00.000Z'],
+    ])
   })
 
   test('the scheduler delivers START; the homework centre shows the red dot', async () => {
@@ -65,7 +69,8 @@ describe('a course from creation to grades', async () => {
     const centre = await api.get(`/courses/${course.id}/homeworks`, { token: early.token })
     expect(centre.data.unreadReminderCount).toBe(1)
     expect(centre.data.items[0]).toMatchObject({ taskId, status: 'IN_PROGRESS', remainingSeconds: 3 * 86400 - 3600 })
-    expect((await api.get(`/courses/${course.id}/homeworks`, { token: late.token })).data.unreadReminderCount).toBe(0)
+    // The late joiner's START ("new homework") went out in the same scan.
+    expect((await api.get(`/courses/${course.id}/homeworks`, { token: late.token })).data.unreadReminderCount).toBe(1)
   })
 
   test('moving the due date cancels pending reminders and schedules new ones', async () => {
@@ -92,7 +97,7 @@ describe('a course from creation to grades', async () => {
     const earlyReminders = (await inbox(early)).data.items.filter((i: any) => i.type === 'HOMEWORK_REMINDER')
     expect(earlyReminders).toHaveLength(1) // START only
     const lateReminders = (await inbox(late)).data.items.filter((i: any) => i.type === 'HOMEWORK_REMINDER')
-    expect(lateReminders).toHaveLength(2) // BEFORE_DUE_24H and DUE
+    expect(lateReminders).toHaveLength(3) // START at joining, BEFORE_DUE_24H and DUE
 
     const graded = await api.patch(`/courses/${course.id}/learning/submissions/${sub.data.id}/grade`, { json: { score: 92.5, feedback: 'Good' }, token: teacher.token })
     expect(graded.status).toBe(200)

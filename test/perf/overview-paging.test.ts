@@ -70,9 +70,11 @@ describe.each([['learning', 'learning/overview'], ['grades', 'grades/overview']]
   test('a page past the end is empty and still counts the whole list', async () => {
     const res = await get('?page=9&pageSize=2')
     expect(res.status).toBe(200)
-    expect(res.data).toMatchObject({ students: [], total: 5, page: 9, pageSize: 2 })
-    // The gradebook's columns describe the course, whatever the page.
-    expect(res.data.columns.map((c: { kind: string }) => c.kind)).toEqual(['TASK', 'EXPERIMENT'])
+    const { columns, ...rest } = res.data
+    expect(rest).toEqual({ students: [], total: 5, page: 9, pageSize: 2 })
+    // The grade overview's gradebook columns describe the course, whatever the page.
+    if (path === 'grades/overview') expect(columns.map((c: { kind: string }) => c.kind)).toEqual(['TASK', 'EXPERIMENT'])
+    else expect(columns).toBeUndefined()
   })
 
   test.each(['?pageSize=201', '?pageSize=0', '?page=0', '?page=x'])('%s → 400', async (query) => {
