@@ -209,7 +209,7 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await expectAccessible(p, 'class list')
 
     // Settings: rename, close joining (a student's join is refused), replace the code.
-    await p.getByRole('link', { name: 'Settings' }).click()
+    await p.locator('nav.tabs').getByRole('link', { name: 'Settings' }).click() // the header has a Settings link too
     await p.getByLabel('Course title').fill('Databases 2026')
     await p.getByRole('button', { name: 'Save details' }).click()
     await p.getByText('Course details saved.').waitFor()

@@ -170,7 +170,7 @@ describe('error messages in the reader\'s language', async () => {
     await api.patch('/auth/me', { token: t.token, json: { locale: 'en' } })
     const en = await api.post('/courses/join', { token: t.token, headers: ZH, json: { inviteCode: 'NOPE' } })
     expect(en.status).toBe(403)
-    expect(en.message).toBe('Teacher accounts cannot join courses by invite code; only student accounts can join.')
+    expect(en.message).toBe('Teacher accounts cannot join courses or hand in work; only student accounts can.')
   })
 
   test('409 with a parameter-free and with a templated message', async () => {

@@ -210,6 +210,7 @@ export const ROUTES: Record<string, RouteSpec> = {
     rich: ['description'],
   },
   'GET /courses/:courseId/experiments': { access: 'member', ok: 200 },
+  'GET /experiments/mine': { access: 'user', ok: 200 },
   'GET /courses/:courseId/experiments/:experimentId': { access: 'member', ok: 200 },
   'PATCH /courses/:courseId/experiments/:experimentId': {
     access: 'teacher',

@@ -46,6 +46,7 @@ const en = {
     courseTeacherOnly: "Only this course's teacher can do this.",
     unknownInviteCode: 'No course has this invite code. Check the code with your teacher.',
     inviteCodesExhausted: 'Could not allocate a unique invite code; please retry.',
+    studentAccountsOnly: 'Teacher accounts cannot join courses or hand in work; only student accounts can.',
     teacherCannotJoin: 'Teacher accounts cannot join courses by invite code; only student accounts can join.',
     joiningClosed: 'This course is not accepting new members right now. Ask your teacher to open joining.',
     // learning

@@ -36,6 +36,7 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     courseTeacherOnly: '只有本课程的任课教师可以执行此操作。',
     unknownInviteCode: '没有课程使用这个邀请码，请向老师核对。',
     inviteCodesExhausted: '暂时无法生成唯一的邀请码，请重试。',
+    studentAccountsOnly: '教师账号不能加入课程或提交作业，只有学生账号可以。',
     teacherCannotJoin: '教师账号不能通过邀请码加入课程，只有学生账号可以加入。',
     joiningClosed: '这门课程目前不接受新成员加入，请联系老师开放加入。',
     unitNotFound: '本课程中没有这个学习单元。',

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
 import { api, get } from '../api.ts'
 import { defineMessages, useT } from '../i18n/index.ts'
 import en from '../i18n/messages/en/settings.ts'
@@ -26,12 +27,14 @@ export default function SettingsPage() {
   const me = useMe()
   const qc = useQueryClient()
   const prefs = useQuery({ queryKey: KEY, queryFn: () => get<Preferences>('/me/notification-preferences') })
+  // The switch must move in the same render as the click (a controlled checkbox whose state
+  // changes a tick later is put back by React); the server's answer then settles it.
+  const [moving, setMoving] = useState<Partial<Record<EmailType, boolean>>>({})
   const save = useMutation({
     mutationFn: (change: Partial<Record<EmailType, boolean>>) => api<Preferences>('PUT', '/me/notification-preferences', { email: change }),
-    // The switch moves at once; the server's answer (or a refetch after an error) settles it.
-    onMutate: (change) => qc.setQueryData<Preferences>(KEY, (old) => (old ? { email: { ...old.email, ...change } as Preferences['email'] } : old)),
     onSuccess: (data) => qc.setQueryData(KEY, data),
     onError: () => void qc.invalidateQueries({ queryKey: KEY }),
+    onSettled: (_data, _error, change) => setMoving((m) => Object.fromEntries(Object.entries(m).filter(([k]) => !(k in change)))),
   })
   return (
     <>
@@ -49,8 +52,11 @@ export default function SettingsPage() {
                   key={type}
                   label={t(`types.${type}.label`)}
                   hint={t(`types.${type}.hint`)}
-                  checked={data.email[type]}
-                  onChange={(v) => save.mutate({ [type]: v })}
+                  checked={moving[type] ?? data.email[type]}
+                  onChange={(v) => {
+                    setMoving((m) => ({ ...m, [type]: v }))
+                    save.mutate({ [type]: v })
+                  }}
                 />
               ))}
             </div>
