@@ -217,6 +217,7 @@ export const ROUTES: Record<string, RouteSpec> = {
     json: (s) => ({ title: s.experiment.title, description: '<p>Measure</p>' }),
     rich: ['description'],
   },
+  'DELETE /courses/:courseId/experiments/:experimentId': { access: 'teacher', ok: 200 },
   'POST /experiments/:experimentId/submissions': {
     access: 'student',
     ok: 201,
