@@ -209,6 +209,7 @@ export const ROUTES: Record<string, RouteSpec> = {
     json: () => ({ title: 'Lab', description: '<p>Measure</p>', dueAt: iso(86400_000) }),
     rich: ['description'],
   },
+  'GET /experiments/mine': { access: 'user', ok: 200 },
   'GET /courses/:courseId/experiments': { access: 'member', ok: 200 },
   'GET /courses/:courseId/experiments/:experimentId': { access: 'member', ok: 200 },
   'PATCH /courses/:courseId/experiments/:experimentId': {
