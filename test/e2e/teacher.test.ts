@@ -209,7 +209,7 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await expectAccessible(p, 'class list')
 
     // Settings: rename, close joining (a student's join is refused), replace the code.
-    await p.locator('nav.tabs').getByRole('link', { name: 'Settings' }).click() // the header has a Settings link too
+    await p.getByRole('navigation', { name: 'Management sections' }).getByRole('link', { name: 'Settings' }).click()
     await p.getByLabel('Course title').fill('Databases 2026')
     await p.getByRole('button', { name: 'Save details' }).click()
     await p.getByText('Course details saved.').waitFor()
@@ -265,6 +265,10 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await p.getByRole('form', { name: 'Edit experiment Index lab' }).getByRole('button', { name: 'Save' }).click()
     await p.getByRole('link', { name: 'Index lab (B-trees)' }).waitFor()
     await expectAccessible(p, 'experiments')
+    // Nobody submitted to it: after the confirmation it goes.
+    await p.getByRole('button', { name: 'Delete experiment Index lab (B-trees)' }).click()
+    await p.getByRole('link', { name: 'Index lab (B-trees)' }).waitFor({ state: 'detached' })
+    expect(await nextDialog()).toContain('Delete the experiment "Index lab (B-trees)"?')
 
     // Learning: the quiz has submissions, so its type is fixed in the edit form; deleting it is refused (409).
     await p.getByRole('link', { name: 'Learning structure' }).click()

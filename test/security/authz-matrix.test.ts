@@ -89,6 +89,9 @@ async function throwaway(param: string): Promise<string> {
         json: { title: 'Temp task', taskType: 'MEDIA', materialType: 'TEXT', content: '<p>x</p>' },
       })
       break
+    case 'experimentId':
+      r = await api.post(`${base}/experiments`, { ...t, json: { title: 'Temp lab', description: '<p>x</p>', dueAt: new Date(Date.now() + 86400_000).toISOString() } })
+      break
     case 'resourceId':
       r = await api.post(`${base}/resources`, { ...t, form: formOf({ name: 'Temp', type: 'LINK', externalUrl: 'https://example.test' }) })
       break

@@ -110,6 +110,40 @@ describe.skipIf(!PG)('delete and submit races on PostgreSQL (issue 17)', async (
     }
   }, 120_000)
 
+  test(`an experiment deleted while ${STUDENTS} students submit files: never a 201 followed by loss (${TRIALS} trials)`, async () => {
+    const outcomes: Record<number, number> = {}
+    for (let i = 0; i < TRIALS; i++) {
+      const exp = ok(
+        await api.post(`/courses/${course.id}/experiments`, { ...t, json: { title: 'E', description: '<p>x</p>', dueAt: new Date(Date.now() + 86400_000).toISOString() } }),
+        201,
+        'experiment',
+      )
+      const form = () => {
+        const f = new FormData()
+        f.append('file', new File(['report'], 'r.txt', { type: 'text/plain' }))
+        return f
+      }
+      const [del, ...subs] = await Promise.all([
+        api.del(`/courses/${course.id}/experiments/${exp.id}`, t),
+        ...students.map((s) => api.post(`/experiments/${exp.id}/submissions`, { token: s.token, form: form() })),
+      ])
+      const accepted = subs.filter((r) => r.status === 201).length
+      const refused = subs.filter((r) => r.status === 404)
+      expect(accepted + refused.length).toBe(subs.length)
+      for (const r of refused) expect(r.code).toBe(40406)
+      if (del!.status === 200) expect(accepted).toBe(0)
+      else {
+        expect([del!.status, del!.code]).toEqual([409, 40904])
+        expect(accepted).toBeGreaterThan(0)
+        expect((await sql`select 1 from experiments where id = ${exp.id}`).length).toBe(1)
+      }
+      const [n] = await sql<{ n: number }[]>`select count(*)::int as n from experiment_submissions where experiment_id = ${exp.id}`
+      expect(n!.n).toBe(accepted)
+      outcomes[del!.status] = (outcomes[del!.status] ?? 0) + 1
+    }
+    console.log('experiment delete outcomes over', TRIALS, 'trials:', JSON.stringify(outcomes))
+  }, 240_000)
+
   test(`two parallel deletes of one resource: one 200, the other 404 (${TRIALS} trials)`, async () => {
     for (let i = 0; i < TRIALS; i++) {
       const id = await insertResource(sql, course.id, teacher!.id, 'LINK')

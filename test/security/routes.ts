@@ -209,8 +209,8 @@ export const ROUTES: Record<string, RouteSpec> = {
     json: () => ({ title: 'Lab', description: '<p>Measure</p>', dueAt: iso(86400_000) }),
     rich: ['description'],
   },
-  'GET /courses/:courseId/experiments': { access: 'member', ok: 200 },
   'GET /experiments/mine': { access: 'user', ok: 200 },
+  'GET /courses/:courseId/experiments': { access: 'member', ok: 200 },
   'GET /courses/:courseId/experiments/:experimentId': { access: 'member', ok: 200 },
   'PATCH /courses/:courseId/experiments/:experimentId': {
     access: 'teacher',
@@ -218,6 +218,7 @@ export const ROUTES: Record<string, RouteSpec> = {
     json: (s) => ({ title: s.experiment.title, description: '<p>Measure</p>' }),
     rich: ['description'],
   },
+  'DELETE /courses/:courseId/experiments/:experimentId': { access: 'teacher', ok: 200 },
   'POST /experiments/:experimentId/submissions': {
     access: 'student',
     ok: 201,

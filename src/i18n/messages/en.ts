@@ -62,6 +62,7 @@ const en = {
     // experiments, resources, announcements, notifications, files
     experimentNotFoundInCourse: 'This experiment does not exist in this course.',
     experimentNotFound: 'This experiment does not exist.',
+    experimentHasSubmissions: 'Students have already submitted to this experiment, so it cannot be deleted. Edit it instead.',
     submissionNotFound: 'This submission does not exist.',
     studentsSubmitExperiments: 'Only students of this course can submit to an experiment.',
     resourceNotFound: 'This resource does not exist.',

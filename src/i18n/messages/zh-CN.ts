@@ -50,6 +50,7 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     submissionNotFoundInCourse: '本课程中没有这份提交。',
     experimentNotFoundInCourse: '本课程中没有这个实验。',
     experimentNotFound: '该实验不存在。',
+    experimentHasSubmissions: '已有学生提交了这个实验，无法删除，可以改为编辑。',
     submissionNotFound: '该提交不存在。',
     studentsSubmitExperiments: '只有本课程的学生可以提交实验。',
     resourceNotFound: '该资源不存在。',

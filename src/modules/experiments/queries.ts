@@ -59,6 +59,27 @@ export async function updateExperiment(
   return row ?? null
 }
 
+/**
+ * Locks the experiment row for the rest of the transaction, so the "has submissions" check
+ * that follows (a new statement, a new snapshot) sees every submission: one being inserted
+ * holds a key-share lock on the experiment (its foreign key), so the lock waits for it to
+ * commit; one that comes later waits for the delete and then fails on its foreign key.
+ * Null: no such experiment in the course.
+ */
+export async function lockExperimentForDelete(tx: TxSql, courseId: string, experimentId: string) {
+  const [row] = await tx<{ id: string }[]>`
+    select id from experiments where id = ${experimentId} and course_id = ${courseId} for update`
+  if (!row) return null
+  const [state] = await tx<{ has_submissions: boolean }[]>`
+    select exists (select 1 from experiment_submissions where experiment_id = ${experimentId}) as has_submissions`
+  return state!
+}
+
+export async function deleteExperiment(tx: TxSql, courseId: string, experimentId: string) {
+  const res = await tx`delete from experiments where id = ${experimentId} and course_id = ${courseId}`
+  return res.count > 0
+}
+
 export async function listExperiments(sql: Sql, courseId: string) {
   return sql<ExperimentRow[]>`
     select id, course_id, title, description, due_at, created_at, updated_at

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { courseAccess } from '../../http/guards.ts'
 import { GradeBody } from '../../lib/grading.ts'
-import { envelope, ok } from '../../http/envelope.ts'
+import { envelope, ok, Uuid } from '../../http/envelope.ts'
 import { offsetOf, page, pageOf, PageQuery } from '../../http/pagination.ts'
 import { CourseParams } from '../../http/params.ts'
 import { DownloadQuery, fileResponse } from '../../storage/download.ts'
@@ -92,6 +92,20 @@ export function experimentRoutes(deps: Deps) {
         detail: {
           summary: 'Edit an experiment (course teacher)',
           description: 'Any of title, description, dueAt. Existing submissions keep their `late` flag.',
+        },
+      },
+    )
+    .delete(
+      '/courses/:courseId/experiments/:experimentId',
+      async ({ course, params }) => ok(await service.deleteExperiment(sql, course.id, params.experimentId), 'Experiment deleted.'),
+      {
+        course: 'teacher',
+        params: CourseExperimentParams,
+        response: { 200: envelope(z.object({ id: Uuid })) },
+        detail: {
+          summary: 'Delete an experiment (course teacher)',
+          description:
+            '409 HAS_SUBMISSIONS once any student has submitted to it (edit it instead). An experiment of another course is 404. A submission racing the delete either makes it 409 or itself fails with 404; it is never accepted and then lost.',
         },
       },
     )

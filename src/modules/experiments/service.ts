@@ -1,6 +1,7 @@
+import postgres from 'postgres'
 import type { Sql } from '../../db/connect.ts'
 import { iso, num } from '../../http/envelope.ts'
-import { forbidden, notFound } from '../../http/errors.ts'
+import { conflict, forbidden, notFound } from '../../http/errors.ts'
 import { courseAccess, type CourseAccess, type CurrentUser } from '../../http/guards.ts'
 import { feedbackChange, type GradeBody } from '../../lib/grading.ts'
 import { newId } from '../../lib/ids.ts'
@@ -67,6 +68,23 @@ export async function updateExperiment(sql: Sql, courseId: string, experimentId:
   return toExperiment(row)
 }
 
+/**
+ * Deletes an experiment that has no submissions, in one transaction: the row is locked first
+ * (see lockExperimentForDelete), so a concurrent submission either committed before the check
+ * (409 here) or fails on its foreign key afterwards (404 there); never accepted, then lost.
+ */
+export async function deleteExperiment(sql: Sql, courseId: string, experimentId: string) {
+  return sql.begin(async (tx) => {
+    const state = await q.lockExperimentForDelete(tx, courseId, experimentId)
+    if (!state) throw experimentNotFound()
+    if (state.has_submissions) {
+      throw conflict('HAS_SUBMISSIONS', 'Students have already submitted to this experiment, so it cannot be deleted. Edit it instead.')
+    }
+    if (!(await q.deleteExperiment(tx, courseId, experimentId))) throw experimentNotFound()
+    return { id: experimentId }
+  })
+}
+
 export async function listExperiments(sql: Sql, courseId: string) {
   return (await q.listExperiments(sql, courseId)).map(toExperiment)
 }
@@ -127,6 +145,10 @@ export async function submit(
   } catch (e) {
     // No row points at the file: do not keep it.
     await storage.remove(stored.key)
+    // The experiment's delete committed first (it locked the row; see deleteExperiment).
+    if (e instanceof postgres.PostgresError && e.code === '23503' && e.constraint_name === 'experiment_submissions_experiment_id_fkey') {
+      throw notFound('EXPERIMENT_NOT_FOUND', 'This experiment does not exist.')
+    }
     throw e
   }
 }

@@ -11,6 +11,7 @@ import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { fromLocalInput, Time, toLocalInput } from '../ui/time.tsx'
 import { useDraft } from '../ui/useDraft.ts'
+import { DeleteButton } from './DeleteButton.tsx'
 import { NS } from './messages.ts'
 import type { TabProps } from './types.ts'
 import { useUnsavedChanges } from './useUnsavedChanges.ts'
@@ -18,6 +19,7 @@ import { useUnsavedChanges } from './useUnsavedChanges.ts'
 export function ExperimentsTab({ course }: TabProps) {
   const { t } = useT(NS)
   const list = useExperiments(course.id)
+  const queryClient = useQueryClient()
   const [open, setOpen] = useState<{ id: string; panel: 'submissions' | 'edit' } | null>(null)
   const toggle = (id: string, panel: 'submissions' | 'edit') => setOpen((x) => (x?.id === id && x.panel === panel ? null : { id, panel }))
   return (
@@ -55,6 +57,15 @@ export function ExperimentsTab({ course }: TabProps) {
                       >
                         {t('common.edit')}
                       </button>
+                      <DeleteButton
+                        label={t('experiments.deleteLabel', { title: e.title })}
+                        confirm={t('experiments.confirmDelete', { title: e.title })}
+                        path={`/courses/${course.id}/experiments/${e.id}`}
+                        onDeleted={() => {
+                          if (open?.id === e.id) setOpen(null)
+                          void queryClient.invalidateQueries({ queryKey: keys.experiments(course.id) })
+                        }}
+                      />
                     </div>
                     {open?.id === e.id && open.panel === 'submissions' && <ExperimentGrading experimentId={e.id} courseId={course.id} />}
                     {open?.id === e.id && open.panel === 'edit' && <ExperimentForm courseId={course.id} experiment={e} onDone={() => setOpen(null)} />}

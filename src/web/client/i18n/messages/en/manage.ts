@@ -183,6 +183,8 @@ const en = {
     submissions: 'Submissions',
     submissionsOf: 'Submissions: {{title}}',
     editLabel: 'Edit experiment {{title}}',
+    deleteLabel: 'Delete experiment {{title}}',
+    confirmDelete: 'Delete the experiment "{{title}}"? Students will no longer see it. This cannot be undone.',
     new: 'New experiment',
     title: 'Title',
     description: 'Description',

@@ -186,6 +186,8 @@ const zh: Catalogue<typeof en> = {
     submissions: '提交记录',
     submissionsOf: '提交记录：{{title}}',
     editLabel: '编辑实验 {{title}}',
+    deleteLabel: '删除实验 {{title}}',
+    confirmDelete: '确定删除实验“{{title}}”吗？学生将无法再看到它，且无法恢复。',
     new: '新实验',
     title: '标题',
     description: '说明',
