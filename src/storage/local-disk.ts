@@ -19,6 +19,9 @@ const STALE_TEMP_MS = 60 * 60 * 1000
  * to tmp/, flushed, then renamed into objects/ (same file system, so the rename is atomic):
  * a crash never leaves a half-written file under a key.
  */
+/** Bytes an upload may hold in memory before they are written to its temporary file. */
+const WRITE_CHUNK = 1024 * 1024
+
 export class LocalDiskStorage implements FileStorage {
   readonly root: string
   private readonly tmpDir: string
@@ -49,20 +52,29 @@ export class LocalDiskStorage implements FileStorage {
     await mkdir(this.tmpDir, { recursive: true })
     // The pid in the name lets any instance sharing the volume tell a dead process's leftovers.
     const tmp = join(this.tmpDir, tempName(key))
-    const handle = await open(tmp, 'wx', 0o600)
+    // Created exclusively (and private) before Bun's writer takes it over.
+    await (await open(tmp, 'wx', 0o600)).close()
+    const sink = Bun.file(tmp).writer({ highWaterMark: WRITE_CHUNK })
     let size = 0
     try {
       const chunks = (source instanceof Blob ? source.stream() : source) as AsyncIterable<Uint8Array>
+      let pending = 0
       for await (const chunk of chunks) {
         size += chunk.byteLength
         // Checked while writing: the stream is stopped (and its source cancelled) at the limit.
         if (size > maxBytes) throw tooLarge(maxBytes)
-        let offset = 0
-        while (offset < chunk.byteLength) {
-          const { bytesWritten } = await handle.write(chunk, offset, chunk.byteLength - offset)
-          offset += bytesWritten
+        sink.write(chunk)
+        pending += chunk.byteLength
+        // Flushed at every WRITE_CHUNK: at most that much of the upload waits in memory.
+        if (pending >= WRITE_CHUNK) {
+          await sink.flush()
+          pending = 0
         }
       }
+      await sink.end()
+      // On disk before the row that names it is committed (as before: an acknowledged upload
+      // survives a power cut, not only a crash).
+      const handle = await open(tmp, 'r')
       await handle.sync()
       await handle.close()
       const target = this.pathOf(key)
@@ -70,7 +82,7 @@ export class LocalDiskStorage implements FileStorage {
       await rename(tmp, target)
       return { key, size }
     } catch (e) {
-      await handle.close().catch(() => {})
+      await Promise.resolve(sink.end()).catch(() => {})
       await rm(tmp, { force: true })
       throw e
     }
