@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/connect.ts'
+import { myCourses } from '../courses/queries.ts'
 
 export interface FeedOwner {
   user_id: string
@@ -54,13 +55,7 @@ export async function feedOwner(sql: Sql, token: string): Promise<FeedOwner | nu
  */
 export async function deadlines(sql: Sql, userId: string): Promise<DeadlineRow[]> {
   return sql<DeadlineRow[]>`
-    with my_courses as (
-      select c.id, c.title from courses c where c.teacher_id = ${userId}
-      union
-      select c.id, c.title
-        from course_members m join courses c on c.id = m.course_id
-       where m.user_id = ${userId}
-    )
+    with my_courses as (${myCourses(sql, userId)})
     select 'HOMEWORK' as kind, t.id, t.course_id, mc.title as course_title, t.title, t.due_at,
            t.calendar_sequence as sequence, coalesce(t.calendar_modified_at, t.created_at) as modified_at
       from my_courses mc

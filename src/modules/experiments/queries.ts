@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
+import { myCourses } from '../courses/queries.ts'
 
 export interface ExperimentRow {
   id: string
@@ -229,16 +230,7 @@ export interface MyExperimentRow {
  */
 export async function listMyExperiments(sql: Sql, userId: string, courseId: string | null) {
   return sql<MyExperimentRow[]>`
-    with my_courses as (
-      select c.id, c.title, true as is_teacher
-        from courses c
-       where c.teacher_id = ${userId}
-      union all
-      select c.id, c.title, false
-        from course_members m
-        join courses c on c.id = m.course_id
-       where m.user_id = ${userId} and c.teacher_id <> ${userId}
-    )
+    with my_courses as (${myCourses(sql, userId)})
     select e.id, e.course_id, mc.title as course_title, e.title, e.due_at, mc.is_teacher,
            mine.submitted_at, mine.late, mine.score::text as score,
            counts.submitted_count, counts.student_count

@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/connect.ts'
+import { myCourses } from '../courses/queries.ts'
 
 export interface HomeworkRow {
   task_id: string
@@ -24,17 +25,7 @@ export interface HomeworkRow {
  */
 export async function listHomework(sql: Sql, userId: string, courseId: string | null) {
   return sql<HomeworkRow[]>`
-    with my_courses as (
-      -- Two index lookups (taught, joined) rather than an OR over every course.
-      select c.id, c.title, true as is_teacher
-        from courses c
-       where c.teacher_id = ${userId}
-      union all
-      select c.id, c.title, false
-        from course_members m
-        join courses c on c.id = m.course_id
-       where m.user_id = ${userId} and c.teacher_id <> ${userId}
-    )
+    with my_courses as (${myCourses(sql, userId)})
     select t.id as task_id, t.course_id, mc.title as course_title, t.title, t.start_at, t.due_at, mc.is_teacher,
            mine.submitted_at, mine.score::text as score,
            counts.submitted_count, counts.student_count
