@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Browser } from 'playwright-core'
+import { describe, expect, test } from 'bun:test'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { signUp } from '../support/harness.ts'
 import { DAY, HOUR, createHomework, plus } from '../reminders/helpers.ts'
-import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, startServer, type Server } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, serverAndBrowser } from './support.ts'
 
 /*
  * Issue 12.2 in the browser: the red dot and the inbox count light up without a reload when a
@@ -12,22 +11,11 @@ import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaU
  * and the e-mail settings page works.
  */
 describe.skipIf(!hasChromium)('web front end in Chromium: live updates and settings', () => {
-  let server: Server
-  let browser: Browser
-
-  beforeAll(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-  }, 60_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+  const ctx = serverAndBrowser()
 
   test('the red dot lights up without a reload when a reminder is delivered', async () => {
-    const sql = server.deps.sql
-    const [teacher, student] = await Promise.all([signUp(server.api, 'TEACHER'), signUp(server.api)])
+    const sql = ctx.server.deps.sql
+    const [teacher, student] = await Promise.all([signUp(ctx.server.api, 'TEACHER'), signUp(ctx.server.api)])
     const course = await insertCourse(sql, teacher.id, 'Live course')
     await addStudent(sql, course.id, student.id)
     const { pointId } = await insertPoint(sql, course.id)
@@ -35,7 +23,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
     const startAt = plus(now, HOUR)
     await createHomework(sql, course.id, pointId, { title: 'Live homework', startAt, dueAt: plus(now, 3 * DAY) }, now)
 
-    const tab = await openTab(browser, server.baseUrl)
+    const tab = await openTab(ctx.browser, ctx.server.baseUrl)
     const { page } = tab
     await page.goto('/login?next=/homeworks')
     // The stream is open before the reminder goes out.
@@ -62,8 +50,8 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
   }, 60_000)
 
   test('the settings page shows and saves the e-mail preferences', async () => {
-    const student = await signUp(server.api)
-    const tab = await openTab(browser, server.baseUrl)
+    const student = await signUp(ctx.server.api)
+    const tab = await openTab(ctx.browser, ctx.server.baseUrl)
     const { page } = tab
     await page.goto('/login?next=/settings')
     await loginViaUi(page, student.username)
@@ -73,7 +61,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
     await expect(page.getByLabel('Homework reminders').isChecked()).resolves.toBe(true)
     await announcements.check()
     await page.getByText('Saved.').waitFor()
-    const r = await server.api.get('/me/notification-preferences', { token: student.token })
+    const r = await ctx.server.api.get('/me/notification-preferences', { token: student.token })
     expect(r.data.email.ANNOUNCEMENT).toBe(true)
     await page.goto('/settings')
     await page.getByTestId('email-preferences').waitFor()

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core'
 import type { Clock } from '../../src/lib/clock.ts'
@@ -32,6 +33,23 @@ export async function startServer(opts: { clock?: Clock } = {}): Promise<Server>
       await app.stop(true)
     },
   }
+}
+
+/**
+ * The usual set-up of a browser test file: the real app on a free port and one Chromium,
+ * started before its tests and stopped after them. Read `ctx.server` and `ctx.browser` in tests.
+ */
+export function serverAndBrowser(opts: { clock?: Clock } = {}) {
+  const ctx = {} as { server: Server; browser: Browser }
+  beforeAll(async () => {
+    ctx.server = await startServer(opts)
+    ctx.browser = await launchBrowser()
+  }, 60_000)
+  afterAll(async () => {
+    await ctx.browser?.close()
+    await ctx.server?.stop()
+  })
+  return ctx
 }
 
 export function launchBrowser(): Promise<Browser> {
