@@ -1,6 +1,6 @@
 /**
  * Soak: `bun run bench/soak.ts` (not part of `bun test`). Starts the service as a separate
- * process (`bun run src/server.ts`, on PostgreSQL: SOAK_DATABASE_URL, default a fresh
+ * process (`bun run src/server.ts` with NODE_ENV=production as in the image, on PostgreSQL: SOAK_DATABASE_URL, default a fresh
  * database cls_soak_<time> on the local server, dropped afterwards) and drives it from this
  * process with a mix of reads, writes and uploads for SOAK_SECONDS (default 600).
  *
@@ -9,7 +9,7 @@
  * Writes bench/SOAK.md. Exit code 0 regardless; PASS/FAIL lines say how it went.
  *
  * Environment: SOAK_SECONDS (600), SOAK_CONCURRENCY (8), SOAK_STUDENTS (20),
- * SOAK_UPLOAD_BYTES (65536), SOAK_URL (drive an already running service instead; no RSS then
+ * SOAK_UPLOAD_BYTES (65536), SOAK_KEEP_DB (1: keep the fresh database for a look afterwards), SOAK_URL (drive an already running service instead; no RSS then
  * unless SOAK_PID names its process).
  */
 import { readFileSync } from 'node:fs'
@@ -68,7 +68,7 @@ if (!url) {
   const dataDir = await mkdtemp(join(tmpdir(), 'cls-soak-'))
   const proc = Bun.spawn(['bun', 'run', 'src/server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, JWT_SECRET, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', REMINDER_SCAN_CRON: '*/10 * * * * *' },
+    env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, JWT_SECRET, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', REMINDER_SCAN_CRON: '*/10 * * * * *' },
     stdout: 'inherit',
     stderr: 'inherit',
   })
@@ -82,7 +82,8 @@ if (!url) {
     proc.kill('SIGTERM')
     await proc.exited
     await rm(dataDir, { recursive: true, force: true })
-    await dropDb()
+    if (process.env.SOAK_KEEP_DB === '1') console.log(`kept ${databaseUrl}`)
+    else await dropDb()
   }
 }
 const base = `${url}/api/v1`
@@ -164,6 +165,8 @@ interface Minute {
   requests: number
   errors: number
   latencies: number[]
+  /** Latencies per operation, to tell which one slows down. */
+  byOp: Map<string, number[]>
 }
 const minutes: Minute[] = []
 const errorsByKind = new Map<string, number>()
@@ -187,9 +190,13 @@ await Promise.all(
       } catch {
         status = 0
       }
-      const m = (minutes[minuteOf()] ??= { requests: 0, errors: 0, latencies: [] })
+      const m = (minutes[minuteOf()] ??= { requests: 0, errors: 0, latencies: [], byOp: new Map() })
+      const took = performance.now() - t0
       m.requests++
-      m.latencies.push(performance.now() - t0)
+      m.latencies.push(took)
+      let opLat = m.byOp.get(op.name)
+      if (!opLat) m.byOp.set(op.name, (opLat = []))
+      opLat.push(took)
       if (status < 200 || status >= 300) {
         m.errors++
         const k = `${op.name} → ${status}`
@@ -226,6 +233,16 @@ const lines = [
   `| minute | requests | req/s | errors | p50 ms | p95 ms | p99 ms |`,
   `| ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
   ...minutes.map((m, i) => `| ${i + 1}${i >= fullMinutes.length ? ' (partial)' : ''} | ${m.requests} | ${Math.round(m.requests / 60)} | ${m.errors} | ${pct(m.latencies, 50)} | ${pct(m.latencies, 95)} | ${pct(m.latencies, 99)} |`),
+  ``,
+  `Per operation, first and last full minute (p50 / p95 ms):`,
+  ``,
+  `| operation | first p50 | first p95 | last p50 | last p95 |`,
+  `| --- | ---: | ---: | ---: | ---: |`,
+  ...ops.map((o) => {
+    const f = fullMinutes[0]?.byOp.get(o.name) ?? []
+    const l = fullMinutes.at(-1)?.byOp.get(o.name) ?? []
+    return `| ${o.name} | ${pct(f, 50)} | ${pct(f, 95)} | ${pct(l, 50)} | ${pct(l, 95)} |`
+  }),
   ``,
   `Total ${total} requests, ${errors} errors${errorsByKind.size ? ': ' + [...errorsByKind].map(([k, v]) => `${k} ×${v}`).join(', ') : ''}.`,
   ``,

@@ -55,6 +55,7 @@ const EnvSchema = z
     S3_SECRET_ACCESS_KEY: optionalText,
     S3_PREFIX: optionalText,
     STORAGE_SWEEP_CRON: cronExpr.default('*/15 * * * *'),
+    DB_MAINTENANCE_CRON: cronExpr.default('*/5 * * * *'),
     ORPHAN_GRACE_SECONDS: int(60, 60 * 60 * 24 * 30).default(60 * 60),
     METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     WEB_DIST_DIR: optionalText,
@@ -133,6 +134,8 @@ export interface Config {
   fileStorage: 'local' | 's3'
   s3: { bucket?: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string; prefix?: string }
   storageSweepCron: string
+  /** VACUUM (ANALYZE) where no autovacuum does it (src/db/maintenance.ts); "off" disables. */
+  dbMaintenanceCron: string
   orphanGraceSeconds: number
   metricsPort: number | undefined
   corsOrigins: string[]
@@ -191,6 +194,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       prefix: e.S3_PREFIX,
     },
     storageSweepCron: e.STORAGE_SWEEP_CRON,
+    dbMaintenanceCron: e.DB_MAINTENANCE_CRON,
     orphanGraceSeconds: e.ORPHAN_GRACE_SECONDS,
     metricsPort: e.METRICS_PORT,
     corsOrigins: e.CORS_ORIGINS,

@@ -1,6 +1,7 @@
 import { cron } from '@elysiajs/cron'
 import { Elysia } from 'elysia'
 import type { Deps } from './deps.ts'
+import { maintainDatabase } from './db/maintenance.ts'
 import { isConnectionError } from './http/plumbing.ts'
 import { purgeExpired } from './modules/auth/queries.ts'
 import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
@@ -23,6 +24,7 @@ export function defaultJobs(deps: Deps): Job[] {
     },
     reminderJob(deps),
     storageSweepJob(deps),
+    maintenanceJob(deps),
     ...(deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl)] : []),
   ]
 }
@@ -36,6 +38,19 @@ export function storageSweepJob(deps: Deps): Job {
     name: 'storage-sweep',
     pattern: deps.config.storageSweepCron,
     run: (now) => sweepStorage(deps.sql, deps.storage, now, deps.config.orphanGraceSeconds),
+  }
+}
+
+/**
+ * VACUUM (ANALYZE) of the churn tables where no autovacuum does it: the embedded database,
+ * or a server with autovacuum off (src/db/maintenance.ts). Every 5 minutes by default
+ * (DB_MAINTENANCE_CRON; 'off' disables it). One instance at a time (advisory lock).
+ */
+export function maintenanceJob(deps: Deps): Job {
+  return {
+    name: 'db-maintenance',
+    pattern: deps.config.dbMaintenanceCron,
+    run: () => maintainDatabase(deps.sql),
   }
 }
 

@@ -184,6 +184,27 @@ describe('PATCH and DELETE /courses/{courseId}/announcements/{announcementId}', 
     expect({ status: again.status, code: again.code }).toEqual({ status: 404, code: 40409 })
   })
 
+  test('the list total is the kept count (sql/025): it follows publishes and deletes, whatever the history', async () => {
+    const t = await signUp(api, 'TEACHER')
+    const c = await createCourse(api, t)
+    const total = async () => (await api.get(`/courses/${c.id}/announcements?pageSize=1`, { token: t.token })).data.total
+    expect(await total()).toBe(0)
+    const ids: string[] = []
+    for (let i = 0; i < 4; i++) ids.push((await publish(c.id, { title: `n${i}`, content: '<p>x</p>' }, t.token)).data.id)
+    expect(await total()).toBe(4)
+    expect((await api.patch(`/courses/${c.id}/announcements/${ids[0]}`, { json: { title: 'edited' }, token: t.token })).status).toBe(200)
+    expect((await api.del(`/courses/${c.id}/announcements/${ids[1]}`, { token: t.token })).status).toBe(200)
+    expect(await total()).toBe(3)
+    // A bulk delete outside the API is counted too.
+    await ctx.deps.sql`delete from announcements where id = any(${ids.slice(2)}::uuid[])`
+    expect(await total()).toBe(1)
+    const [counted] = await ctx.deps.sql<{ n: number }[]>`select count(*)::int as n from announcements where course_id = ${c.id}`
+    expect(counted!.n).toBe(1)
+    // A deleted course takes its counter row with it.
+    await ctx.deps.sql`delete from courses where id = ${c.id}`
+    expect(await ctx.deps.sql`select 1 from course_counters where course_id = ${c.id}`).toHaveLength(0)
+  })
+
   test('unknown id, or an id of another course, → 404 (40409) for edit and delete', async () => {
     const foreign = (await publish(w.otherCourse.id, { title: 'Theirs', content: '<p>x</p>' }, w.otherTeacher.token)).data
     for (const id of [UNKNOWN_ID, foreign.id]) {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
-import { insertNotifications, notifyCourseStudents, type NewNotification } from '../../src/modules/notifications/queries.ts'
+import { insertNotifications, MARK_ALL_READ, notifyCourseStudents, type NewNotification } from '../../src/modules/notifications/queries.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, testDatabase, type Account, type Client } from '../support/harness.ts'
 
@@ -110,6 +110,48 @@ describe('per-user notification counters', () => {
     await sql`delete from users where id = ${gone.id}`
     expect(await sql`select 1 from notification_counters where user_id = ${gone.id}`).toHaveLength(0)
   })
+
+  test('mark-all-read does not visit what earlier reads left behind (its cost is independent of history)', async () => {
+    // Issue 11 soak: with no VACUUM (the embedded database has none; some servers run without
+    // autovacuum) every read leaves a dead entry in the unread index, and the old statement
+    // (a bitmap scan of every entry of the user) visited the heap page of each on every read-all.
+    // Ten other users' rows interleave with this user's, so those pages are many, as in a real inbox.
+    const u = await signUp(api)
+    const others = (await Promise.all(Array.from({ length: 9 }, () => signUp(api)))).map((o) => o.id)
+    const round = (n: number, tag: string, ids: string[]) =>
+      Array.from({ length: n * ids.length }, (_, i) => ({ userId: ids[i % ids.length]!, type: 'ANNOUNCEMENT' as const, title: `${tag}${i}`, content: '', actionPath: null }))
+    for (let r = 0; r < 4; r++) {
+      clock.advance(60_000)
+      await insertNotifications(sql, round(400, `r${r}-`, [u.id, ...others]), clock.now())
+      const read = await api.patch('/notifications/read-all', { token: u.token })
+      expect(read.status).toBe(200)
+      expect(read.data).toEqual({ updated: 400 })
+    }
+    clock.advance(60_000)
+    await insertNotifications(sql, round(2, 'new-', [u.id]), clock.now())
+    // An individual read in between leaves a dead entry among the live ones: still all found.
+    const [older] = await sql<{ id: string }[]>`select id from notifications where user_id = ${u.id} and title = 'new-0'`
+    expect((await api.patch(`/notifications/${older!.id}/read`, { token: u.token })).status).toBe(200)
+    clock.advance(60_000)
+    await insertNotifications(sql, round(3, 'newer-', [u.id]), clock.now())
+
+    const plan = await sql.begin(async (tx) => {
+      const [row] = await tx.unsafe(`explain (analyze, buffers, format json) ${MARK_ALL_READ}`, [u.id, clock.now()])
+      await tx`rollback and chain` // undo what EXPLAIN ANALYZE wrote
+      return (row as any)['QUERY PLAN'][0].Plan
+    })
+    // Finding the 4 unread rows (the update's input, below the writes themselves): the old
+    // statement touched the heap pages of all 1,600 dead versions, hundreds of blocks.
+    const find = plan.Plans[0]
+    expect(find['Actual Rows']).toBe(4)
+    expect(find['Shared Hit Blocks'] + find['Shared Read Blocks']).toBeLessThan(40)
+
+    const read = await api.patch('/notifications/read-all', { token: u.token })
+    expect(read.data).toEqual({ updated: 4 })
+    expect(await kept([u.id, ...others])).toEqual(await fromScratch([u.id, ...others]))
+    expect(await kept([u.id])).toMatchObject([{ total: 1605, unread: 0 }])
+    expect((await api.patch('/notifications/read-all', { token: u.token })).data).toEqual({ updated: 0 })
+  }, 30_000)
 
   test('the inbox page is an index scan keyed by user, newest first, with LIMIT (no sort, no count)', async () => {
     const u = users[0]!

@@ -44,9 +44,10 @@ export async function listAnnouncements(sql: Db, courseId: string, limit: number
      limit ${limit} offset ${offset}`
 }
 
+/** The course's announcement count, kept by triggers (sql/025): one keyed read, whatever the history. */
 export async function countAnnouncements(sql: Db, courseId: string) {
-  const [row] = await sql<{ total: number }[]>`select count(*)::int as total from announcements where course_id = ${courseId}`
-  return row!.total
+  const [row] = await sql<{ total: number }[]>`select announcements as total from course_counters where course_id = ${courseId}`
+  return row?.total ?? 0
 }
 
 /** False when no announcement with this id belongs to the course. */

@@ -151,7 +151,27 @@ export async function markRead(sql: Sql, userId: string, id: string, now: Date) 
   return row ?? null
 }
 
+/**
+ * Marks every unread notification of user $1 read at $2. The newest `unread` entries of the
+ * unread index are exactly the unread rows (the counter is kept in the same transactions as the
+ * rows and read in the same snapshot), so the scan stops there: entries left behind by earlier
+ * reads (dead row versions that only VACUUM removes) are never visited, and the cost does not
+ * grow with the inbox's history. Rows that arrive after the statement's snapshot stay unread.
+ * (No counter row means no notifications; LIMIT NULL would then scan them all, still correct.)
+ * A constant, so tests can EXPLAIN exactly this statement.
+ */
+export const MARK_ALL_READ = `
+  update notifications set read_at = $2
+   where id in (select n.id
+                  from notifications n
+                 where n.user_id = $1 and n.read_at is null
+                 order by n.delivered_at desc, n.id desc
+                 limit (select c.unread from notification_counters c where c.user_id = $1))
+     and read_at is null`
+
 export async function markAllRead(sql: Sql, userId: string, now: Date) {
-  const res = await sql`update notifications set read_at = ${now} where user_id = ${userId} and read_at is null`
+  // Prepared like every tagged-template statement (named, described once): an unprepared
+  // statement with parameters goes through postgres.js's describe-first round trip each time.
+  const res = await sql.unsafe(MARK_ALL_READ, [userId, now], { prepare: true })
   return res.count
 }
