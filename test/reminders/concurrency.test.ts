@@ -4,6 +4,7 @@ import type { Sql } from '../../src/db/connect.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { insertCourse, insertPoint, insertSubmission } from '../support/fixtures.ts'
 import { testDatabase, usingExternalDb } from '../support/harness.ts'
+import { failingOn } from './faults.ts'
 import { DAY, HOUR, bulkJoin, bulkStudents, createHomework, deliveriesOf, eventsOf, plus } from './helpers.ts'
 
 /**
@@ -108,4 +109,55 @@ describe.skipIf(!usingExternalDb())('several dispatchers at once (real PostgreSQ
     // Once released, the next scan delivers them.
     expect(await dispatch(pools[1]!, now)).toEqual({ sent: 9, canceled: 0 })
   }, 30_000)
+
+  describe('one dispatch() with two workers (batches in flight on two connections)', () => {
+    async function seedDue(T: Date, students: number, homeworks: number) {
+      const [teacherId, ...ids] = await bulkStudents(sql, students + 1)
+      const c = await insertCourse(sql, teacherId!)
+      await bulkJoin(sql, c.id, ids)
+      const { pointId } = await insertPoint(sql, c.id)
+      const tasks: string[] = []
+      for (let i = 0; i < homeworks; i++) {
+        tasks.push((await createHomework(sql, c.id, pointId, { title: `W ${i}`, startAt: plus(T, (i + 1) * HOUR), dueAt: plus(T, 2 * DAY) }, T)).id)
+      }
+      return { tasks, total: students * homeworks * 3 }
+    }
+
+    test('every event delivered exactly once, notification counters right', async () => {
+      const T = new Date('2029-03-01T08:00:00.000Z')
+      const now = plus(T, 3 * DAY)
+      await dispatch(sql, now)
+      const { tasks, total } = await seedDue(T, 60, 5) // 900 events
+      const r = await dispatch(pools[0]!, now, { batchSize: 40, workers: 2 })
+      expect(r).toEqual({ sent: total, canceled: 0 })
+      const deliveries = await deliveriesOf(sql, tasks)
+      expect(deliveries).toHaveLength(total)
+      expect(deliveries.every((d) => d.n === 1)).toBe(true)
+      const [off] = await sql<{ n: number }[]>`
+        select count(*)::int as n from notification_counters c
+          join (select user_id, count(*)::int as total, (count(*) filter (where read_at is null and notification_type = 'HOMEWORK_REMINDER'))::int as reminders
+                  from notifications group by user_id) x on x.user_id = c.user_id
+         where c.total <> x.total or c.unread_reminders <> x.reminders`
+      expect(off!.n).toBe(0)
+    }, 60_000)
+
+    test('a failing batch: the error is thrown, the other worker stops, the next dispatch delivers the rest once', async () => {
+      const T = new Date('2029-04-01T08:00:00.000Z')
+      const now = plus(T, 3 * DAY)
+      await dispatch(sql, now)
+      const { tasks, total } = await seedDue(T, 30, 4) // 360 events
+      const faulty = failingOn(pools[0]!, /set sent_at/, 3)
+      expect(String(await dispatch(faulty, now, { batchSize: 20, workers: 2 }).catch((e) => e))).toContain('injected failure')
+      const delivered = (await eventsOf(sql, tasks)).filter((e) => e.sent_at).length
+      // Two batches went through before the failure; the other worker stopped soon after.
+      expect(delivered).toBeGreaterThanOrEqual(40)
+      expect(delivered).toBeLessThan(total)
+      expect(await deliveriesOf(sql, tasks)).toHaveLength(delivered)
+
+      expect(await dispatch(pools[1]!, now, { batchSize: 20, workers: 2 })).toEqual({ sent: total - delivered, canceled: 0 })
+      const deliveries = await deliveriesOf(sql, tasks)
+      expect(deliveries).toHaveLength(total)
+      expect(deliveries.every((d) => d.n === 1)).toBe(true)
+    }, 60_000)
+  })
 })

@@ -1,8 +1,11 @@
-import type { Sql } from '../../db/connect.ts'
+import { embeddedClients, type Sql } from '../../db/connect.ts'
 import { afterNotificationsWritten } from '../notifications/written.ts'
-import { cancelObsolete, claimDue, insertReminderNotifications, markSent } from './queries.ts'
+import { deliverDue } from './queries.ts'
 
-export const DEFAULT_BATCH_SIZE = 200
+/** Events per batch (one transaction, one statement): large enough that per-batch costs vanish. */
+export const DEFAULT_BATCH_SIZE = 2000
+/** Batches in flight at once on PostgreSQL (each its own connection); the embedded database has one connection. */
+export const DEFAULT_WORKERS = 2
 
 export interface DispatchResult {
   sent: number
@@ -13,29 +16,38 @@ export interface DispatchResult {
  * Delivers every reminder event due at `now` (scheduled_at <= now, not sent, not canceled),
  * including events that came due while no instance was running.
  *
- * Each batch is one transaction: claim rows with FOR UPDATE SKIP LOCKED, cancel the ones that
- * must not be sent, write the notifications (unique per event), set sent_at. Several
- * dispatchers (threads, instances) can run at once: each row is locked by exactly one of
- * them, and a failure rolls its whole batch back so the next run delivers it.
- * Set-based: four statements per batch, whatever its size.
+ * Each batch is one transaction: one statement claims rows with FOR UPDATE SKIP LOCKED, cancels
+ * the ones that must not be sent, writes the notifications (unique per event) and sets sent_at
+ * (see deliverDue); then the e-mail outbox rows and the stream announcement. Several
+ * dispatchers (the `workers` of this call, other instances) can run at once: each row is
+ * locked by exactly one of them, and a failure rolls its whole batch back so the next run
+ * delivers it. After a failure the other workers stop at their next batch; the first error is
+ * thrown once they have.
  */
-export async function dispatch(sql: Sql, now: Date, opts: { batchSize?: number } = {}): Promise<DispatchResult> {
+export async function dispatch(sql: Sql, now: Date, opts: { batchSize?: number; workers?: number } = {}): Promise<DispatchResult> {
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE
+  const workers = opts.workers ?? (embeddedClients.has(sql) ? 1 : DEFAULT_WORKERS)
   const total: DispatchResult = { sent: 0, canceled: 0 }
-  for (;;) {
-    const batch = await sql.begin(async (tx) => {
-      const ids = await claimDue(tx, now, batchSize)
-      if (ids.length === 0) return { claimed: 0, sent: 0, canceled: 0 }
-      const canceled = await cancelObsolete(tx, ids)
-      const written = await insertReminderNotifications(tx, ids, now)
-      const sent = await markSent(tx, ids, now)
-      await afterNotificationsWritten(tx, written)
-      return { claimed: ids.length, sent, canceled }
-    })
-    total.sent += batch.sent
-    total.canceled += batch.canceled
-    // A short batch means nothing due is left, or the rest is locked by another dispatcher
-    // (which delivers it, or rolls back and leaves it to the next run).
-    if (batch.claimed < batchSize) return total
+  let failed = false
+  const worker = async () => {
+    while (!failed) {
+      const batch = await sql.begin(async (tx) => {
+        const { claimed, canceled, written } = await deliverDue(tx, now, batchSize)
+        await afterNotificationsWritten(tx, written)
+        return { claimed, sent: claimed - canceled, canceled }
+      }).catch((e) => {
+        failed = true
+        throw e
+      })
+      total.sent += batch.sent
+      total.canceled += batch.canceled
+      // A short batch means nothing due is left, or the rest is locked by another dispatcher
+      // (which delivers it, or rolls back and leaves it to the next run).
+      if (batch.claimed < batchSize) return
+    }
   }
+  const runs = await Promise.allSettled(Array.from({ length: Math.max(1, workers) }, worker))
+  const failure = runs.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+  if (failure) throw failure.reason
+  return total
 }

@@ -5,11 +5,12 @@ import { cancelStaleForTask, generateForStudent, generateForTask, lockTask } fro
  * Seams between the learning/courses features and homework reminders, called inside the
  * caller's transaction so events change together with the task or the membership.
  *
- * The learning feature calls `homeworkScheduleChanged` after creating or editing a HOMEWORK
- * task (times or notify switches) and after turning a task into or out of homework, with
- * `published: true` when the task became homework by this write (created as HOMEWORK or changed
- * to HOMEWORK): an already open homework then gives each student START at `now`. The courses
- * feature calls `studentJoined` after inserting the membership.
+ * The learning feature calls `homeworkCreated` after inserting a HOMEWORK task, and
+ * `homeworkScheduleChanged` after editing a HOMEWORK task (times or notify switches) and after
+ * turning a task into or out of homework, with `published: true` when the task became homework
+ * by this write (changed to HOMEWORK). Publishing an already open homework (created as or
+ * changed to HOMEWORK) gives each student START at `now`. The courses feature calls
+ * `studentJoined` after inserting the membership.
  */
 export async function homeworkScheduleChanged(
   tx: TxSql,
@@ -23,6 +24,14 @@ export async function homeworkScheduleChanged(
   await cancelStaleForTask(tx, taskId, now)
   // A task that is no longer homework gets nothing: the insert filters on task_kind.
   await generateForTask(tx, taskId, now, opts.published ?? false)
+}
+
+/**
+ * A HOMEWORK task was just inserted in this transaction: its events, with START at `now` when it
+ * is already open. Nothing to lock or cancel (no one else can see the task yet).
+ */
+export async function homeworkCreated(tx: TxSql, taskId: string, now: Date): Promise<void> {
+  await generateForTask(tx, taskId, now, true, true)
 }
 
 export async function studentJoined(tx: TxSql, courseId: string, userId: string, now: Date): Promise<void> {

@@ -66,7 +66,10 @@ export async function cancelStaleForTask(tx: TxSql, taskId: string, now: Date) {
  * START (START at most once per homework and student): both are unique indexes (sql/010), and
  * ON CONFLICT without a target skips a row that violates either.
  */
-export async function generateForTask(tx: TxSql, taskId: string, now: Date, published = false) {
+export async function generateForTask(tx: TxSql, taskId: string, now: Date, published = false, fresh = false) {
+  // `fresh`: the task was inserted by this transaction, so no event of it exists and no other
+  // transaction can write one (it cannot see the task): a plain insert, without the per-row
+  // arbitration of ON CONFLICT against both unique indexes.
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
     select gen_uuid_v7(), t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
@@ -77,7 +80,7 @@ export async function generateForTask(tx: TxSql, taskId: string, now: Date, publ
        and t.task_kind = 'HOMEWORK'
        and tr.enabled
        and ${isAhead(tx, now)}
-    on conflict do nothing`
+    ${fresh ? tx`` : tx`on conflict do nothing`}`
   return res.count
 }
 
@@ -99,93 +102,102 @@ export async function generateForStudent(tx: TxSql, courseId: string, userId: st
   return res.count
 }
 
-/**
- * Claims up to `limit` due pending events for this transaction. Rows another dispatcher has
- * locked are skipped, not waited for; a row that another dispatcher sent between our snapshot
- * and our lock is re-checked by PostgreSQL and dropped (READ COMMITTED re-evaluates the WHERE).
- */
-export async function claimDue(tx: TxSql, now: Date, limit: number) {
-  const rows = await tx<{ id: string }[]>`
-    select id
-      from homework_reminder_events
-     where scheduled_at <= ${now} and sent_at is null and not canceled
-     order by scheduled_at, id
-     limit ${limit}
-       for update skip locked`
-  return rows.map((r) => r.id)
+export interface DeliveredBatch {
+  /** Events claimed (locked) by this batch: sent + canceled. */
+  claimed: number
+  canceled: number
+  /** The notifications written, one per sent event. */
+  written: { id: string; user_id: string }[]
 }
 
 /**
- * Cancels claimed events that must not be sent: BEFORE_DUE_24H and DUE for a student who has
- * already submitted, and any event whose task is no longer homework or whose student is no
- * longer in the course.
+ * One dispatch batch as ONE statement: claims up to `limit` due pending events (FOR UPDATE
+ * SKIP LOCKED: rows another dispatcher holds are skipped, not waited for; a row another
+ * dispatcher sent between our snapshot and our lock is re-checked under READ COMMITTED and
+ * dropped), judges each, marks it sent or canceled and writes the notification of every sent
+ * one. An event is canceled instead of sent when its task is no longer homework, its student
+ * is no longer in the course, or (BEFORE_DUE_24H, DUE) the student has already submitted.
+ *
+ * One statement instead of claim / cancel / insert / mark: each claimed row is read once and
+ * updated once, and the task, course, membership and submission are looked up once per event
+ * (membership and submission by key; the old left join of course_members probed the course's
+ * members by course alone, 137 rows per event on the campus set).
+ * `event_id` is unique: an event that somehow already has its notification is not delivered
+ * again. Rows come back as the written notifications (id, user_id) plus one summary row
+ * (id null) with the claimed and canceled counts, so an empty batch still answers.
  */
-export async function cancelObsolete(tx: TxSql, ids: string[]) {
-  const res = await tx`
-    update homework_reminder_events e
-       set canceled = true
-      from (
-        -- Membership as a keyed left join: NOT EXISTS under the OR below made the planner
-        -- scan every membership on each batch (see bench/RESULTS.md).
-        select c.id, t.task_kind, m.user_id as member_id
-          from homework_reminder_events c
-          join learning_tasks t on t.id = c.task_id
-          left join course_members m on m.course_id = t.course_id and m.user_id = c.target_user_id
-         where c.id = any(${ids}::uuid[])
-      ) x
-     where e.id = x.id
-       and (
-         (e.trigger_type in ('BEFORE_DUE_24H', 'DUE')
-           and exists (select 1 from learning_submissions s where s.task_id = e.task_id and s.student_id = e.target_user_id))
-         or x.task_kind <> 'HOMEWORK'
-         or x.member_id is null
-       )`
-  return res.count
-}
-
-/**
- * Writes one HOMEWORK_REMINDER notification per claimed, not-canceled event. `event_id` is
- * unique: an event that somehow already has its notification is not delivered again.
- */
-export async function insertReminderNotifications(tx: TxSql, ids: string[], now: Date) {
+export async function deliverDue(tx: TxSql, now: Date, limit: number): Promise<DeliveredBatch> {
   // title/content: the English text with no clock time (rows are rendered for their reader from
   // params when read, see notifications/texts.ts).
-  const inserted = await tx<{ id: string; user_id: string }[]>`
-    insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id, params)
-    select gen_uuid_v7(), e.target_user_id, 'HOMEWORK_REMINDER',
-           case e.trigger_type
-             when 'START' then 'New homework: ' || t.title
-             when 'BEFORE_DUE_24H' then 'Homework due in 24 hours: ' || t.title
-             else 'Homework due now: ' || t.title
-           end,
-           case e.trigger_type
-             when 'START' then '"' || t.title || '" in ' || c.title || ' is open.'
-             when 'BEFORE_DUE_24H' then '"' || t.title || '" in ' || c.title || ' is due in 24 hours. Remember to submit it in time.'
-             else '"' || t.title || '" in ' || c.title || ' is due now. Submissions after the due time are marked late.'
-           end,
-           '/courses/' || t.course_id || '?taskId=' || t.id,
-           ${now}, e.id,
-           jsonb_build_object(
-             'kind', 'HOMEWORK_REMINDER', 'trigger', e.trigger_type,
-             'courseId', t.course_id, 'courseTitle', c.title, 'taskId', t.id, 'taskTitle', t.title,
-             'startAt', to_char(t.start_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-             'dueAt', to_char(t.due_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-      from homework_reminder_events e
-      join learning_tasks t on t.id = e.task_id
-      join courses c on c.id = t.course_id
-     where e.id = any(${ids}::uuid[]) and not e.canceled
-    on conflict (event_id) do nothing
-    returning id, user_id`
-  countNotifications('HOMEWORK_REMINDER', inserted.length)
-  return inserted
-}
-
-export async function markSent(tx: TxSql, ids: string[], now: Date) {
-  const res = await tx`
-    update homework_reminder_events
-       set sent_at = ${now}
-     where id = any(${ids}::uuid[]) and not canceled and sent_at is null`
-  return res.count
+  const rows = await tx<{ id: string | null; user_id: string | null; claimed: number; canceled: number }[]>`
+    with claimed as (
+      select id, task_id, target_user_id, trigger_type
+        from homework_reminder_events
+       where scheduled_at <= ${now} and sent_at is null and not canceled
+       order by scheduled_at, id
+       limit ${limit}
+         for update skip locked
+    ), tasks as (
+      -- Each task of the batch once (a batch spans a few): what its notifications share. LIMIT 1
+      -- keeps the lookup keyed (as a plain join the planner hashed all 20,400 tasks).
+      select t.id, t.course_id, t.task_kind, t.title,
+             '"' || t.title || '" in ' || t.course_title as quoted,
+             '/courses/' || t.course_id || '?taskId=' || t.id as action_path,
+             jsonb_build_object(
+               'kind', 'HOMEWORK_REMINDER',
+               'courseId', t.course_id, 'courseTitle', t.course_title, 'taskId', t.id, 'taskTitle', t.title,
+               'startAt', to_char(t.start_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+               'dueAt', to_char(t.due_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as params
+        from (select distinct task_id from claimed) d
+        cross join lateral (select t.id, t.course_id, t.title, t.start_at, t.due_at, t.task_kind, co.title as course_title
+                              from learning_tasks t join courses co on co.id = t.course_id
+                             where t.id = d.task_id limit 1) t
+    ), judged as (
+      select c.id, c.target_user_id, c.trigger_type, t.id as task_id, t.title, t.quoted, t.action_path, t.params,
+             t.task_kind = 'HOMEWORK' and m.member is not null
+               and not (c.trigger_type in ('BEFORE_DUE_24H', 'DUE') and s.submitted is not null) as deliver
+        from claimed c
+        join tasks t on t.id = c.task_id
+        -- Keyed probes, as above (as EXISTS the planner hashed all 81,800 memberships).
+        left join lateral (select true as member from course_members m
+                            where m.course_id = t.course_id and m.user_id = c.target_user_id limit 1) m on true
+        left join lateral (select true as submitted from learning_submissions s
+                            where s.task_id = c.task_id and s.student_id = c.target_user_id limit 1) s on true
+    ), marked as (
+      update homework_reminder_events e
+         set sent_at = case when j.deliver then ${now}::timestamptz end,
+             canceled = not j.deliver
+        from judged j
+       where e.id = j.id
+      returning e.id
+    ), written as (
+      insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id, params)
+      select gen_uuid_v7(), j.target_user_id, 'HOMEWORK_REMINDER',
+             case j.trigger_type
+               when 'START' then 'New homework: ' || j.title
+               when 'BEFORE_DUE_24H' then 'Homework due in 24 hours: ' || j.title
+               else 'Homework due now: ' || j.title
+             end,
+             case j.trigger_type
+               when 'START' then j.quoted || ' is open.'
+               when 'BEFORE_DUE_24H' then j.quoted || ' is due in 24 hours. Remember to submit it in time.'
+               else j.quoted || ' is due now. Submissions after the due time are marked late.'
+             end,
+             j.action_path, ${now}, j.id, j.params || jsonb_build_object('trigger', j.trigger_type)
+        from judged j
+       where j.deliver
+      on conflict (event_id) do nothing
+      returning id, user_id
+    )
+    select null::uuid as id, null::uuid as user_id,
+           (select count(*) from marked)::int as claimed,
+           (select count(*) from judged where not deliver)::int as canceled
+    union all
+    select id, user_id, 0, 0 from written`
+  const summary = rows.find((r) => r.id === null)!
+  const written = rows.filter((r): r is typeof r & { id: string; user_id: string } => r.id !== null)
+  countNotifications('HOMEWORK_REMINDER', written.length)
+  return { claimed: summary.claimed, canceled: summary.canceled, written: written.map((r) => ({ id: r.id, user_id: r.user_id })) }
 }
 
 export interface EventRow {
@@ -206,7 +218,14 @@ export async function eventsOfHomework(sql: Sql, courseId: string, taskId: strin
   return sql<EventRow[]>`
     select t.id as task_id, e.id, e.target_user_id, e.trigger_type, e.scheduled_at, e.sent_at, e.canceled
       from learning_tasks t
-      left join homework_reminder_events e on e.task_id = t.id
+      -- Live and canceled events each by their own index (sql/027).
+      left join lateral (
+        select l.id, l.target_user_id, l.trigger_type, l.scheduled_at, l.sent_at, l.canceled, l.created_at
+          from homework_reminder_events l where l.task_id = t.id and not l.canceled
+        union all
+        select c.id, c.target_user_id, c.trigger_type, c.scheduled_at, c.sent_at, c.canceled, c.created_at
+          from homework_reminder_events c where c.task_id = t.id and c.canceled
+      ) e on true
      where t.id = ${taskId} and t.course_id = ${courseId} and t.task_kind = 'HOMEWORK'
      order by e.scheduled_at, e.created_at, e.id`
 }

@@ -1,0 +1,70 @@
+// Targeted dispatch timing on a seeded campus copy (not part of bun test): the bench's set-up (seedDueEvents),
+// dispatch with N dispatchers, bookkeeping check, restore. PROBE_BATCH, PROBE_EVENTS, PROBE_DISPATCHERS, PROBE_REPEAT.
+import { readFileSync } from 'node:fs'
+import postgres from 'postgres'
+import type { Sql } from '../src/db/connect.ts'
+import { setEmailEnabled } from '../src/modules/email/outbox.ts'
+import { dispatch } from '../src/modules/reminders/dispatch.ts'
+import { restore, seedDueEvents } from './seed.ts'
+
+const url = process.env.DATABASE_URL!
+const admin = postgres(url, { onnotice: () => {}, max: 2 }) as unknown as Sql
+const [meta] = await admin<{ anchor: Date }[]>`select anchor from bench_seed order by seeded_at desc limit 1`
+const anchor = meta!.anchor
+const offset = anchor.getTime() - Date.now()
+const now = () => new Date(Date.now() + offset)
+const events = Number(process.env.PROBE_EVENTS ?? 20000)
+const batch = process.env.PROBE_BATCH ? Number(process.env.PROBE_BATCH) : undefined
+const dispatchers = Number(process.env.PROBE_DISPATCHERS ?? 1)
+const repeat = Number(process.env.PROBE_REPEAT ?? 2)
+if (process.env.PROBE_EMAIL === '1') setEmailEnabled(true)
+const workers = process.env.PROBE_WORKERS ? Number(process.env.PROBE_WORKERS) : undefined
+
+const setupDue = (count: number) => seedDueEvents(admin, now, count)
+
+await restore(admin, anchor)
+if (process.env.PROBE_SETUP_ONLY) {
+  console.log('due', await setupDue(events), 'now', now().toISOString())
+  await admin.end()
+  process.exit(0)
+}
+for (let r = 0; r < repeat; r++) {
+  const due = await setupDue(events)
+  await admin`checkpoint`
+  const max = workers ?? 2
+  const pools = Array.from({ length: dispatchers }, () => postgres(url, { onnotice: () => {}, max }) as unknown as Sql)
+  const pids = [...new Set((await Promise.all(pools.flatMap((p) => Array.from({ length: max }, async () => (await p<{ pid: number }[]>`select pg_backend_pid() as pid, pg_sleep(0.1)`)[0]!.pid)))))]
+  const ticks = () => pids.reduce((n, pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return n + Number(f[11]) + Number(f[12]) }, 0)
+  const t0 = ticks()
+  const c0 = process.cpuUsage()
+  const t = now()
+  const started = performance.now()
+  const runs = await Promise.all(pools.map((p) => dispatch(p, t, { ...(batch ? { batchSize: batch } : {}), ...(workers ? { workers } : {}) })))
+  const seconds = (performance.now() - started) / 1000
+  const backendMs = (ticks() - t0) * 10
+  const c1 = process.cpuUsage(c0)
+  const bunMs = (c1.user + c1.system) / 1000
+  for (const p of pools) await p.end({ timeout: 5 })
+  const sent = runs.reduce((n, x) => n + x.sent, 0)
+  const canceled = runs.reduce((n, x) => n + x.canceled, 0)
+  const [n] = await admin<{ notifications: number; left: number; dup: number; counters_ok: boolean }[]>`
+    select (select count(*) from notifications where delivered_at > ${anchor} and notification_type = 'HOMEWORK_REMINDER')::int as notifications,
+           (select count(*) from homework_reminder_events where scheduled_at <= ${t} and sent_at is null and not canceled)::int as left,
+           (select count(*) from (select event_id from notifications where event_id is not null group by event_id having count(*) > 1) d)::int as dup,
+           not exists (
+             select 1 from notification_counters c
+               full join (select user_id, count(*)::int t, (count(*) filter (where read_at is null))::int r,
+                                 (count(*) filter (where read_at is null and notification_type = 'HOMEWORK_REMINDER'))::int m
+                            from notifications
+                           where user_id in (select target_user_id from homework_reminder_events where created_at > ${anchor})
+                           group by user_id) x on x.user_id = c.user_id
+              where c.user_id in (select target_user_id from homework_reminder_events where created_at > ${anchor})
+                and (x.t is distinct from c.total or x.r is distinct from c.unread or x.m is distinct from c.unread_reminders)) as counters_ok`
+  const [outbox] = await admin<{ n: number }[]>`select count(*)::int as n from email_outbox where created_at > ${anchor}`
+  if (process.env.PROBE_EMAIL === '1') console.log(`  outbox rows ${outbox!.n}`)
+  console.log(`run ${r + 1}: due ${due}, ${dispatchers} dispatcher(s), batch ${batch ?? 'default'}, workers ${workers ?? 'default'}: sent ${sent} + canceled ${canceled} in ${seconds.toFixed(2)} s = ${((sent + canceled) / seconds).toFixed(0)} events/s; CPU backend ${backendMs} ms + bun ${bunMs.toFixed(0)} ms = ${(((sent + canceled) / (backendMs + bunMs)) * 1000).toFixed(0)} events per CPU-second; notifications ${n!.notifications}, left ${n!.left}, dup ${n!.dup}, counters ok ${n!.counters_ok}`)
+  if (n!.left !== 0 || n!.notifications !== sent || sent + canceled !== due || n!.dup !== 0 || !n!.counters_ok) console.log('  BOOKKEEPING OFF')
+    await admin`delete from email_outbox where created_at > ${anchor}`
+  await restore(admin, anchor)
+}
+await admin.end()

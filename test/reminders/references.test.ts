@@ -1,0 +1,140 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import postgres from 'postgres'
+import type { Sql } from '../../src/db/connect.ts'
+import { newId } from '../../src/lib/ids.ts'
+import { dispatch } from '../../src/modules/reminders/dispatch.ts'
+import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
+import { testDatabase } from '../support/harness.ts'
+import { DAY, HOUR, bulkStudents, createHomework, eventsOf, plus } from './helpers.ts'
+
+/**
+ * sql/026 and sql/027: a notification's user and event, and an event's task and student, are
+ * checked once per statement by triggers instead of per-row foreign keys. The guarantees must be
+ * the ones the foreign keys gave: no row referring to a missing one (SQLSTATE 23503, the whole
+ * statement refused), events and notifications go when their user (or task) is deleted, also
+ * through cascades, a notification forgets a deleted event, and nothing changes owner.
+ */
+let sql: Sql
+beforeAll(async () => {
+  sql = (await testDatabase()).sql
+}, 30_000)
+
+const T0 = new Date('2027-02-01T08:00:00.000Z')
+
+async function homework(n = 2) {
+  const [teacherId, ...students] = await bulkStudents(sql, n + 1)
+  const c = await insertCourse(sql, teacherId!)
+  for (const s of students) await addStudent(sql, c.id, s)
+  const { pointId } = await insertPoint(sql, c.id)
+  const hw = await createHomework(sql, c.id, pointId, { startAt: plus(T0, HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
+  return { courseId: c.id, teacherId: teacherId!, students, pointId, taskId: hw.id }
+}
+
+const sqlstate = (e: unknown) => (e instanceof postgres.PostgresError ? e.code : String(e))
+
+function insertEvents(rows: { task_id: string; target_user_id: string }[]) {
+  return sql`
+    insert into homework_reminder_events ${sql(
+      rows.map((r) => ({ id: newId(), ...r, trigger_type: 'DUE', scheduled_at: plus(T0, 10 * DAY) })),
+      'id', 'task_id', 'target_user_id', 'trigger_type', 'scheduled_at',
+    )}`
+}
+
+describe('reminder events refer to an existing task and student', () => {
+  test('an event of a task or a user that does not exist is refused with 23503, and so is the whole statement', async () => {
+    const h = await homework(1)
+    const before = (await eventsOf(sql, h.taskId)).length
+    expect(sqlstate(await insertEvents([{ task_id: newId(), target_user_id: h.students[0]! }]).catch((e) => e))).toBe('23503')
+    expect(sqlstate(await insertEvents([{ task_id: h.taskId, target_user_id: newId() }]).catch((e) => e))).toBe('23503')
+    // One bad row among good ones: nothing is written.
+    const [other] = await bulkStudents(sql, 1)
+    const res = await insertEvents([
+      { task_id: h.taskId, target_user_id: other! },
+      { task_id: h.taskId, target_user_id: newId() },
+    ]).catch((e) => e)
+    expect(sqlstate(res)).toBe('23503')
+    expect(await eventsOf(sql, h.taskId)).toHaveLength(before)
+    // A good statement still goes through.
+    await insertEvents([{ task_id: h.taskId, target_user_id: other! }])
+    expect(await eventsOf(sql, h.taskId)).toHaveLength(before + 1)
+  })
+
+  test('an event cannot move to another task or student', async () => {
+    const h = await homework(2)
+    const [e] = await eventsOf(sql, h.taskId)
+    expect(sqlstate(await sql`update homework_reminder_events set target_user_id = ${h.students[1]!} where id = ${e!.id}`.catch((x) => x))).toBe('23503')
+    const other = await createHomework(sql, h.courseId, h.pointId, { startAt: plus(T0, HOUR), dueAt: plus(T0, 4 * DAY) }, T0)
+    expect(sqlstate(await sql`update homework_reminder_events set task_id = ${other.id} where id = ${e!.id}`.catch((x) => x))).toBe('23503')
+    // Other columns change as before.
+    await sql`update homework_reminder_events set canceled = true where id = ${e!.id}`
+  })
+
+  test('deleting a homework deletes its events; a sent reminder keeps its notification, which forgets the event', async () => {
+    const h = await homework(2)
+    const keep = await homework(1)
+    expect(await dispatch(sql, plus(T0, 2 * HOUR))).toMatchObject({ sent: expect.any(Number) })
+    const [delivered] = await sql<{ id: string; event_id: string }[]>`
+      select n.id, n.event_id from notifications n join homework_reminder_events e on e.id = n.event_id where e.task_id = ${h.taskId} limit 1`
+    expect(delivered).toBeDefined()
+    await sql`delete from learning_tasks where id = ${h.taskId}`
+    expect(await eventsOf(sql, h.taskId)).toHaveLength(0)
+    const [n] = await sql<{ event_id: string | null }[]>`select event_id from notifications where id = ${delivered!.id}`
+    expect(n!.event_id).toBeNull()
+    expect(await eventsOf(sql, keep.taskId)).toHaveLength(3)
+  })
+
+  test('deleting a course (points, tasks by cascade) deletes its events', async () => {
+    const h = await homework(2)
+    await sql`delete from courses where id = ${h.courseId}`
+    expect(await eventsOf(sql, h.taskId)).toHaveLength(0)
+  })
+
+  test("deleting a user deletes that user's events only", async () => {
+    const h = await homework(3)
+    const [gone, ...stay] = h.students
+    await sql`delete from users where id = ${gone!}`
+    const events = await eventsOf(sql, h.taskId)
+    expect(events).toHaveLength(6)
+    expect(events.every((e) => stay.includes(e.target_user_id))).toBe(true)
+  })
+})
+
+describe('notifications refer to an existing user and event', () => {
+  function insertNotifications(rows: { user_id: string; event_id?: string | null }[]) {
+    return sql`
+      insert into notifications ${sql(
+        rows.map((r) => ({ id: newId(), user_id: r.user_id, event_id: r.event_id ?? null, notification_type: 'ANNOUNCEMENT', title: 't', delivered_at: T0 })),
+        'id', 'user_id', 'event_id', 'notification_type', 'title', 'delivered_at',
+      )}`
+  }
+  const countersOf = async (userId: string) =>
+    (await sql<{ total: number }[]>`select total from notification_counters where user_id = ${userId}`)[0]?.total ?? 0
+
+  test('a notification of a missing user or event is refused with 23503, the whole statement with it', async () => {
+    const [a, b] = await bulkStudents(sql, 2)
+    expect(sqlstate(await insertNotifications([{ user_id: newId() }]).catch((e) => e))).toBe('23503')
+    expect(sqlstate(await insertNotifications([{ user_id: a!, event_id: newId() }]).catch((e) => e))).toBe('23503')
+    expect(sqlstate(await insertNotifications([{ user_id: a! }, { user_id: b! }, { user_id: newId() }]).catch((e) => e))).toBe('23503')
+    expect(await countersOf(a!)).toBe(0)
+    await insertNotifications([{ user_id: a! }, { user_id: b! }])
+    expect(await countersOf(a!)).toBe(1)
+  })
+
+  test("deleting a user deletes that user's notifications (and their counter row), no one else's", async () => {
+    const [a, b] = await bulkStudents(sql, 2)
+    await insertNotifications([{ user_id: a! }, { user_id: a! }, { user_id: b! }])
+    await sql`delete from users where id = ${a!}`
+    const rows = await sql<{ user_id: string }[]>`select user_id from notifications where user_id in (${a!}, ${b!})`
+    expect(rows.map((r) => r.user_id)).toEqual([b!])
+    expect(await sql`select 1 from notification_counters where user_id = ${a!}`).toHaveLength(0)
+    expect(await countersOf(b!)).toBe(1)
+  })
+
+  test('a notification does not change owner; marking it read still works', async () => {
+    const [a, b] = await bulkStudents(sql, 2)
+    await insertNotifications([{ user_id: a! }])
+    expect(sqlstate(await sql`update notifications set user_id = ${b!} where user_id = ${a!}`.catch((e) => e))).toBe('23503')
+    await sql`update notifications set read_at = ${T0} where user_id = ${a!}`
+    expect((await sql`select 1 from notifications where user_id = ${a!} and read_at is not null`).length).toBe(1)
+  })
+})
