@@ -79,7 +79,8 @@ describe('GET /courses/{courseId}/grades/overview', () => {
     expect(res.status).toBe(200)
     expect(res.code).toBe(0)
     const who = (u: Account) => ({ userId: u.id, username: u.username })
-    const cells = (c: Record<string, number | null>) => ({ [t.t1!]: null, [t.t2!]: null, [e.e1!]: null, [e.e2!]: null, [e.e3!]: null, ...c })
+    // Sparse: only the columns with a score have a key.
+    const cells = (c: Record<string, number>) => c
     expect(res.data).toEqual({
       columns: [
         { id: t.t1, kind: 'TASK', title: 'T1', dueAt: '2026-12-20T00:00:00.000Z' },

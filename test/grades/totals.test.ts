@@ -5,7 +5,7 @@ import { addStudent, insertCourse, insertHomework, insertPoint, insertSubmission
 import { signUp, testApp, usingExternalDb } from '../support/harness.ts'
 
 /**
- * grade_totals (sql/007_grade_totals.sql) is a cache kept by triggers. Whatever happens to the
+ * grade_totals (sql/007_grade_totals.sql, task_scores from sql/029) is a cache kept by triggers. Whatever happens to the
  * submissions, it must equal the totals computed from scratch.
  */
 type Totals = { student_id: string; submission_count: number; graded_count: number; average_score: string | null }
@@ -53,6 +53,23 @@ async function learningCached(sql: Sql, courseId: string) {
            (case when task_graded > 0 then round(task_score_sum / task_graded, 2) end)::text as average
       from grade_totals where course_id = ${courseId} and task_count > 0 order by student_id`
 }
+
+/** The gradebook's task cells: (student, task, score) of every newest learning submission with a score. */
+async function taskScoresFromScratch(sql: Sql, courseId: string) {
+  const rows = await sql<{ student_id: string; task_id: string; score: string }[]>`
+    select student_id, task_id, score
+      from (select distinct on (task_id, student_id) student_id, task_id, score from learning_submissions
+             where course_id = ${courseId} order by task_id, student_id, submitted_at desc, id desc) n
+     where score is not null`
+  return rows.map((r) => [r.student_id, r.task_id, Number(r.score)] as const).sort(byKey)
+}
+async function taskScoresCached(sql: Sql, courseId: string) {
+  const rows = await sql<{ student_id: string; task_scores: Record<string, number> }[]>`
+    select student_id, task_scores from grade_totals where course_id = ${courseId}`
+  return rows.flatMap((r) => Object.entries(r.task_scores).map(([task, score]) => [r.student_id, task, score] as const)).sort(byKey)
+}
+const byKey = (a: readonly [string, string, number], b: readonly [string, string, number]) =>
+  a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1
 
 async function insertExperiment(sql: Sql, courseId: string) {
   const id = newId()
@@ -121,6 +138,7 @@ describe('grade totals cache', async () => {
       }
       expect(await cached(sql, course.id)).toEqual(await fromScratch(sql, course.id))
       expect(await learningCached(sql, course.id)).toEqual(await learningFromScratch(sql, course.id))
+      expect(await taskScoresCached(sql, course.id)).toEqual(await taskScoresFromScratch(sql, course.id))
     }
     expect(learning.length).toBeGreaterThan(10)
 
@@ -128,6 +146,7 @@ describe('grade totals cache', async () => {
     await sql`delete from learning_tasks where id = ${tasks[0]!}`
     await sql`delete from experiments where id = ${experiments[0]!}`
     expect(await cached(sql, course.id)).toEqual(await fromScratch(sql, course.id))
+    expect(await taskScoresCached(sql, course.id)).toEqual(await taskScoresFromScratch(sql, course.id))
   })
 
   test('bulk statements: one insert of many rows, one update of many rows', async () => {
@@ -141,6 +160,9 @@ describe('grade totals cache', async () => {
     const totals = await cached(sql, course.id)
     expect(totals).toEqual(await fromScratch(sql, course.id))
     expect(totals.filter((t) => t.graded_count >= 3)).toHaveLength(students.length)
+    const scores = await taskScoresCached(sql, course.id)
+    expect(scores).toEqual(await taskScoresFromScratch(sql, course.id))
+    expect(scores.filter((s) => s[2] === 70).length).toBeGreaterThanOrEqual(3 * students.length)
   })
 
   test('a deleted course takes its totals with it; a student with no submissions left has no row', async () => {
@@ -175,5 +197,39 @@ describe('grade totals cache', async () => {
     )
     expect(await cached(sql, c.id)).toEqual([{ student_id: student.id, submission_count: 12, graded_count: 0, average_score: null }])
     if (usingExternalDb()) expect(await fromScratch(sql, c.id)).toEqual(await cached(sql, c.id))
+  })
+  test('a refresh costs the same for a student with thousands of earlier attempts as for one with a single attempt', async () => {
+    // Issue 11 soak / issue 15: the totals used to be recomputed from every submission the
+    // student ever made in the course (read and sorted on each new submission or grading).
+    const c = await insertCourse(sql, teacher.id)
+    const [fresh, veteran] = [students[2]!, students[3]!]
+    for (const s of [fresh, veteran]) await addStudent(sql, c.id, s.id)
+    const p = await insertPoint(sql, c.id)
+    const t = await insertHomework(sql, c.id, p.pointId, window)
+    const lab = await insertExperiment(sql, c.id)
+    const base = Date.parse('2026-11-21T00:00:00Z')
+    await sql`
+      insert into learning_submissions (id, task_id, course_id, student_id, content, status, submitted_at)
+      select gen_random_uuid(), ${t.id}, ${c.id}, ${veteran.id}, repeat('attempt ', 40), 'SUBMITTED', ${new Date(base)}::timestamptz + g * interval '1 minute'
+        from generate_series(1, 2000) g`
+    await sql`
+      insert into experiment_submissions (id, experiment_id, course_id, student_id, file_name, file_size, content_type, storage_key, submitted_at)
+      select gen_random_uuid(), ${lab}, ${c.id}, ${veteran.id}, 'r.txt', 6, 'text/plain', 'k/' || g, ${new Date(base)}::timestamptz + g * interval '1 minute'
+        from generate_series(1, 2000) g`
+    await insertSubmission(sql, t.id, c.id, fresh.id, new Date(base))
+    await insertExperimentSubmission(sql, lab, c.id, fresh.id, new Date(base))
+    expect(await cached(sql, c.id)).toEqual(await fromScratch(sql, c.id))
+
+    const blocks = async (studentId: string) =>
+      sql.begin(async (tx) => {
+        const [row] = await tx.unsafe(`explain (analyze, buffers, format json) select refresh_grade_totals(array[$1]::uuid[], array[$2]::uuid[])`, [c.id, studentId])
+        await tx`rollback and chain` // undo what EXPLAIN ANALYZE wrote
+        const plan = (row as any)['QUERY PLAN'][0].Plan
+        return plan['Shared Hit Blocks'] + plan['Shared Read Blocks']
+      })
+    await blocks(fresh.id) // the function's statements are planned (and the catalogue read) once
+    const [one, many] = [await blocks(fresh.id), await blocks(veteran.id)]
+    // The old statement read all 4,000 of the veteran's rows: hundreds of blocks.
+    expect(many).toBeLessThan(one + 20)
   })
 })

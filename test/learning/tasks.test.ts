@@ -27,8 +27,8 @@ afterEach(() => {
   spies = []
   clock.set(NOW)
 })
-const spyHook = () => {
-  const s = spyOn(hooks, 'homeworkScheduleChanged')
+const spyHook = (hook: 'homeworkScheduleChanged' | 'homeworkCreated' = 'homeworkScheduleChanged') => {
+  const s = spyOn(hooks, hook)
   spies.push(s)
   return s
 }
@@ -102,7 +102,7 @@ describe('creating tasks', () => {
   })
 
   test('HOMEWORK: startAt defaults to now, switches default on, reminders hook called in the transaction', async () => {
-    const spy = spyHook()
+    const spy = spyHook('homeworkCreated')
     const r = await post({ ...textTask, title: 'HW', taskKind: 'HOMEWORK', dueAt: '2026-11-29T16:00:00+08:00' })
     expect(r.status).toBe(201)
     expect(r.data).toMatchObject({ taskKind: 'HOMEWORK', startAt: NOW, dueAt: '2026-11-29T08:00:00.000Z', notifyOnStart: true })
@@ -127,8 +127,10 @@ describe('creating tasks', () => {
 
   test('a LEARNING task does not touch reminders', async () => {
     const spy = spyHook()
+    const created = spyHook('homeworkCreated')
     expect((await post({ title: 'L', ...textTask })).status).toBe(201)
     expect(spy).not.toHaveBeenCalled()
+    expect(created).not.toHaveBeenCalled()
   })
 
   const invalid: [string, Record<string, unknown>, string][] = [

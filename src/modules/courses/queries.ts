@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
+import type { RowWindow } from '../../http/pagination.ts'
 
 type Db = Sql | TxSql
 
@@ -146,4 +147,17 @@ export function myCourses(sql: Sql | TxSql, userId: string) {
         from course_members m
         join courses c on c.id = m.course_id
        where m.user_id = ${userId} and c.teacher_id <> ${userId}`
+}
+
+/**
+ * The course's students (or just `studentId`) in name order, one window of them: read in
+ * order from course_members_roster_idx (sql/028), the limit applied before anything is joined.
+ */
+export function roster(sql: Db, courseId: string, studentId: string | null, window: RowWindow) {
+  return sql`(
+    select r.user_id, r.username, r.display_name, lower(r.display_name) as sort_name, lower(r.username) as sort_username
+      from course_members r
+     where r.course_id = ${courseId} ${studentId ? sql`and r.user_id = ${studentId}` : sql``}
+     order by lower(r.display_name), lower(r.username), r.user_id
+     ${window ? sql`limit ${window.limit} offset ${window.offset}` : sql``})`
 }

@@ -24,10 +24,10 @@ export const StudentGrades = z
     averageScore: z.number().nullable().meta({ description: 'Mean score of the graded newest submissions (2 decimals); null when none.' }),
     experiments: z.array(ExperimentGrade).meta({ description: "The student's newest submission per submitted experiment, by experiment due date." }),
     cells: z
-      .record(z.string(), z.number().nullable())
+      .record(z.string(), z.number())
       .meta({
         description:
-          'The gradebook row: for every column id of `columns`, the score of the newest submission (null when not submitted or not graded yet). Shown rounded to one decimal, half up, as in the CSV.',
+          'The gradebook row: column id of `columns` → the score of the newest submission. Sparse: a column whose newest submission is missing or not graded yet has no key (read it as no score). Shown rounded to one decimal, half up, as in the CSV.',
       }),
   })
   .meta({ id: 'StudentGrades' })

@@ -26,7 +26,7 @@ export function gradeRoutes(deps: Deps) {
         detail: {
           summary: 'Per-student grade overview (course teacher)',
           description:
-            'Every student of the course. Counts cover the newest submission per learning task and per experiment; `averageScore` is over the graded ones (null when none). `experiments` lists the newest submission of each experiment the student submitted. Gradebook: `columns` lists every homework/quiz and experiment, and each student\'s `cells` maps a column id to the score of the newest submission (null when none or ungraded). Scores are shown rounded to one decimal, half up (the CSV uses the same rule). Without `page` and `pageSize` every student is returned (`pageSize` null); with either, one page of at most 200 students (page 1 and 50 a page by default), in the same order; `total` counts the whole list.',
+            'Every student of the course. Counts cover the newest submission per learning task and per experiment; `averageScore` is over the graded ones (null when none). `experiments` lists the newest submission of each experiment the student submitted. Gradebook: `columns` lists every homework/quiz and experiment, and each student\'s `cells` maps a column id to the score of the newest submission; a column with no submission or no grade yet has no key. Scores are shown rounded to one decimal, half up (the CSV uses the same rule). Students come by display name ignoring case, then username. Without `page` and `pageSize` every student is returned (`pageSize` null); with either, one page of at most 200 students (page 1 and 50 a page by default), in the same order; `total` counts the whole list.',
         },
       },
     )

@@ -247,7 +247,7 @@ function submissionRoutes(deps: Deps) {
       detail: {
         summary: 'Learning summary per student',
         description:
-          "Per student: tasks in the course, tasks submitted, tasks whose newest submission is graded, and the average of those scores (null when none). The teacher sees every student, a student only their own row. Without `page` and `pageSize` every student is returned (`pageSize` null); with either, one page of at most 200 students (page 1 and 50 a page by default), in the same order; `total` counts the whole list.",
+          "Per student: tasks in the course, tasks submitted, tasks whose newest submission is graded, and the average of those scores (null when none). The teacher sees every student, a student only their own row. Students come by display name ignoring case, then username. Without `page` and `pageSize` every student is returned (`pageSize` null); with either, one page of at most 200 students (page 1 and 50 a page by default), in the same order; `total` counts the whole list.",
       },
     })
 }

@@ -3,7 +3,7 @@ import type { Sql } from '../../db/connect.ts'
 import { conflict, invalidField, notFound } from '../../http/errors.ts'
 import type { CourseAccess } from '../../http/guards.ts'
 import { newId } from '../../lib/ids.ts'
-import { homeworkScheduleChanged } from '../reminders/hooks.ts'
+import { homeworkCreated, homeworkScheduleChanged } from '../reminders/hooks.ts'
 import type { CreateTaskBody, CreateUnitBody, PatchTaskBody, PatchUnitBody, ReorderBody } from './model.ts'
 import { toPoint, toTask, toUnit, type Viewer } from './rows.ts'
 import * as q from './structure-queries.ts'
@@ -87,7 +87,7 @@ export async function createTask(sql: Sql, courseId: string, pointId: string, bo
     if (!(await q.lockPoint(tx, courseId, pointId))) throw pointNotFound()
     if (values.resourceId && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) throw badResource()
     const row = await q.insertTask(tx, { ...values, id: newId(), courseId, pointId, now }).catch(resourceGone)
-    if (row.task_kind === 'HOMEWORK') await homeworkScheduleChanged(tx, row.id, now, { published: true })
+    if (row.task_kind === 'HOMEWORK') await homeworkCreated(tx, row.id, now)
     return toTask(row, 'TEACHER')
   })
 }

@@ -1,5 +1,6 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
 import type { RowWindow } from '../../http/pagination.ts'
+import { roster } from '../courses/queries.ts'
 import type { OverviewRow, QuestionScore, StoredAnswer, StoredQuestion, SubmissionRow } from './rows.ts'
 
 type Db = Sql | TxSql
@@ -36,7 +37,10 @@ export async function insertSubmission(sql: Db, s: NewSubmission) {
   return row!
 }
 
-/** One page of a task's submissions, newest first; `studentId` narrows to one student. */
+/**
+ * One page of a task's submissions, newest first (read in that order from an index, no sort);
+ * `studentId` narrows to one student.
+ */
 export async function listSubmissions(sql: Db, taskId: string, studentId: string | null, limit: number, offset: number) {
   const onlyStudent = studentId ? sql`and s.student_id = ${studentId}` : sql``
   const [items, [count]] = await Promise.all([
@@ -47,8 +51,12 @@ export async function listSubmissions(sql: Db, taskId: string, studentId: string
        where s.task_id = ${taskId} ${onlyStudent}
        order by s.submitted_at desc, s.id desc
        limit ${limit} offset ${offset}`,
-    sql<{ total: number }[]>`
-      select count(*)::int as total from learning_submissions s where s.task_id = ${taskId} ${onlyStudent}`,
+    // Counted on write (sql/029): the cost of a page does not grow with the history.
+    studentId
+      ? sql<{ total: number }[]>`
+          select coalesce((select sheets from learning_sheet_counts where task_id = ${taskId} and student_id = ${studentId}), 0) as total`
+      : sql<{ total: number }[]>`
+          select coalesce(sum(sheets), 0)::int as total from learning_sheet_counts where task_id = ${taskId}`,
   ])
   return { items, total: count?.total ?? 0 }
 }
@@ -100,22 +108,17 @@ export async function gradeSubmission(
  * `studentId` narrows to one student (a student sees only their own row).
  */
 export async function learningOverview(sql: Db, courseId: string, studentId: string | null, window: RowWindow = null) {
-  const onlyMember = studentId ? sql`and m.user_id = ${studentId}` : sql``
-  const slice = window ? sql`limit ${window.limit} offset ${window.offset}` : sql``
   // Per-student totals are kept by triggers (sql/007_grade_totals.sql): one row per student.
   return sql<OverviewRow[]>`
-    select u.id as user_id, u.username, u.display_name,
+    select m.user_id, m.username, m.display_name,
            (select count(*)::int from learning_tasks where course_id = ${courseId}) as total_tasks,
            coalesce(g.task_count, 0) as submitted_tasks,
            coalesce(g.task_graded, 0) as graded_tasks,
            case when g.task_graded > 0 then round(g.task_score_sum / g.task_graded, 2) end as average_score,
-           count(*) over ()::int as total
-      from course_members m
-      join users u on u.id = m.user_id
-      left join grade_totals g on g.course_id = m.course_id and g.student_id = m.user_id
-     where m.course_id = ${courseId} ${onlyMember}
-     order by lower(u.display_name), lower(u.username), u.id
-     ${slice}`
+           (select count(*)::int from course_members c where c.course_id = ${courseId} ${studentId ? sql`and c.user_id = ${studentId}` : sql``}) as total
+      from ${roster(sql, courseId, studentId, window)} m
+      left join grade_totals g on g.course_id = ${courseId} and g.student_id = m.user_id
+     order by m.sort_name, m.sort_username, m.user_id`
 }
 
 /** Students of the course (or just `studentId`, when a member): the total of a page past the end. */
