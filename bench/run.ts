@@ -21,10 +21,10 @@ import { connectExternal, type Sql } from '../src/db/connect.ts'
 import type { Deps } from '../src/deps.ts'
 import type { Clock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/log.ts'
-import { DEFAULT_BATCH_SIZE, dispatch } from '../src/modules/reminders/dispatch.ts'
+import { DEFAULT_BATCH_SIZE, DEFAULT_WORKERS, dispatch } from '../src/modules/reminders/dispatch.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
 import { runLoad, summarise, type PreparedRequest, type Summary } from './load.ts'
-import { BENCH_PASSWORD, datasetSizes, ensureSeeded, restore, SHAPE } from './seed.ts'
+import { BENCH_PASSWORD, datasetSizes, ensureSeeded, restore, seedDueEvents, SHAPE } from './seed.ts'
 import { startServer, withRss, wrk, type WrkResult } from './wrk.ts'
 import { countingPool, explainAll, isTxControl, largeSeqScans, oneLine, type Plan, type Statement } from './sqlstats.ts'
 
@@ -458,6 +458,20 @@ async function sideBySide() {
            and exists (select 1 from learning_submissions s where s.task_id = t.id and s.student_id = ${heavy!.id})
            and exists (select 1 from learning_submissions s where s.task_id = t.id and s.student_id = ${light!.id})
          order by t.id limit 1`
+      // The submission list is paged (50 by default). With 81 sheets against 1 the check
+      // compared a full page with a page of one, which is page size, not history. Like the
+      // inbox (10,000 notifications against ~50), compare a student with 10,000 sheets on the
+      // task with one with 50: two full pages. The sheets added here are after the anchor, so
+      // restore() removes them; they are removed right after the history cases too.
+      await admin`
+        insert into learning_submissions (id, task_id, course_id, student_id, content, status, submitted_at)
+        select gen_uuid_v7(), ${task!.id}, ${big.id}, x.student, '<p>bench history</p>', 'SUBMITTED',
+               ${anchor}::timestamptz + g * interval '1 millisecond'
+          from (select s.student_id as student, (case when s.student_id = ${heavy!.id}::uuid then 10000 else 50 end) - count(*)::int as n
+                  from learning_submissions s
+                 where s.task_id = ${task!.id} and s.student_id in (${heavy!.id}, ${light!.id})
+                 group by s.student_id) x
+         cross join lateral generate_series(1, greatest(0, x.n)) g`
       const [sheetsOn] = await admin<{ heavy: number; light: number }[]>`
         select count(*) filter (where student_id = ${heavy!.id})::int as heavy, count(*) filter (where student_id = ${light!.id})::int as light
           from learning_submissions where task_id = ${task!.id}`
@@ -476,6 +490,7 @@ async function sideBySide() {
         history.push(row)
         log(`  history ${c.title}: ${c.heavyWhat} ${row.heavy.rps.toFixed(0)} req/s (p50 ${row.heavy.p50.toFixed(1)} ms) vs ${c.lightWhat} ${row.light.rps.toFixed(0)} req/s (p50 ${row.light.p50.toFixed(1)} ms)`)
       }
+      await admin`delete from learning_submissions where task_id = ${task!.id} and submitted_at > ${anchor}`
     }
     return { rows, history, peakRss, serviceRssIdle: service.rss() }
   } finally {
@@ -501,46 +516,13 @@ await restore(admin, anchor, { keepSessions: true })
 
 // ----- 4. dispatch -----------------------------------------------------------------------------
 
-/** One homework per course (first point), opened 2 days ago and due an hour ago; events for every student (first `count`); a quarter submitted early. */
-async function setupDue(count: number) {
-  const now = clock.now()
-  await admin.begin(async (tx) => {
-    const tasks = await tx<{ id: string }[]>`
-      insert into learning_tasks (id, point_id, course_id, title, task_kind, task_type, material_type, content,
-                                  start_at, due_at, sort_order, created_at)
-      select gen_uuid_v7(), kp.id, kp.course_id, 'Dispatch benchmark homework', 'HOMEWORK', 'MEDIA', 'TEXT', '<p>Due already.</p>',
-             ${now}::timestamptz - interval '2 days', ${now}::timestamptz - interval '1 hour', 100, ${now}
-        from knowledge_points kp join learning_units lu on lu.id = kp.unit_id
-       where lu.sort_order = 1 and kp.sort_order = 1
-      returning id`
-    const ids = tasks.map((t) => t.id)
-    await tx`
-      insert into learning_submissions (id, task_id, course_id, student_id, content, status, late, submitted_at)
-      select gen_uuid_v7(), t.id, t.course_id, m.user_id, '<p>Done early.</p>', 'SUBMITTED', false, ${now}::timestamptz - interval '30 hours'
-        from learning_tasks t join course_members m on m.course_id = t.course_id
-       where t.id = any(${ids}::uuid[]) and random() < 0.25`
-    await tx`
-      insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
-      select gen_uuid_v7(), x.task_id, x.user_id, x.trigger_type, x.scheduled_at, ${now}
-        from (select t.id as task_id, m.user_id, tr.trigger_type, tr.scheduled_at
-                from learning_tasks t
-                join course_members m on m.course_id = t.course_id
-               cross join lateral (values ('START', t.start_at), ('BEFORE_DUE_24H', t.due_at - interval '24 hours'), ('DUE', t.due_at))
-                     as tr (trigger_type, scheduled_at)
-               where t.id = any(${ids}::uuid[])
-               order by t.id, m.user_id, tr.trigger_type
-               limit ${count}) x`
-  })
-  await admin`analyze homework_reminder_events`
-  const [due] = await admin<{ n: number }[]>`
-    select count(*)::int as n from homework_reminder_events where scheduled_at <= ${clock.now()} and sent_at is null and not canceled`
-  return due!.n
-}
+const setupDue = (count: number) => seedDueEvents(admin, () => clock.now(), count)
 
 // Statements per batch, on a small due set through the counting pool.
 log('dispatch: statements per batch')
-await setupDue(1_000)
-const dispatchCount = await counting.record(() => dispatch(counting.sql, clock.now()))
+// Two full batches and a short one; one worker, so the recorded statements come batch by batch.
+await setupDue(2 * DEFAULT_BATCH_SIZE + 500)
+const dispatchCount = await counting.record(() => dispatch(counting.sql, clock.now(), { workers: 1 }))
 const batches: Statement[][] = []
 for (const st of dispatchCount.statements) {
   if (/^\s*begin/i.test(st.text)) batches.push([])
@@ -795,14 +777,14 @@ line()
 line('## Dispatch')
 line()
 line(`${DISPATCH_EVENTS.toLocaleString('en-US')} due events (one homework per course, due an hour ago; a quarter of the students had submitted, so their BEFORE_DUE_24H and DUE events are canceled instead of sent),` +
-  ` behind ${(sizes.pending_events ?? 0).toLocaleString('en-US')} pending future events. \`dispatch(sql, now)\` from src/modules/reminders/dispatch.ts, batch size ${DEFAULT_BATCH_SIZE};` +
+  ` behind ${(sizes.pending_events ?? 0).toLocaleString('en-US')} pending future events. \`dispatch(sql, now)\` from src/modules/reminders/dispatch.ts, batch size ${DEFAULT_BATCH_SIZE}, ${DEFAULT_WORKERS} batches in flight per dispatcher;` +
   ' two dispatchers are two pools (two instances) running at once.')
 line()
 line('| dispatchers | due events | sent | canceled | seconds | events/s |')
 line('|---:|---:|---:|---:|---:|---:|')
 for (const r of dispatchRuns) line(`| ${r.dispatchers} | ${r.due} | ${r.sent} | ${r.canceled} | ${r.seconds.toFixed(2)} | ${r.eventsPerSecond.toFixed(0)} |`)
 line()
-line(`Statements per batch: ${perBatch.join(', ')} (BEGIN, claim, cancel obsolete, insert notifications, mark sent, COMMIT); every sent event has exactly one notification and nothing due is left.`)
+line(`Statements per batch: ${perBatch.join(', ')} (BEGIN, one statement that claims, cancels, writes the notifications and marks sent, the stream announcement, COMMIT); every sent event has exactly one notification and nothing due is left.`)
 line()
 line('Plans of one batch of the backlog (replayed, rolled back):')
 line()

@@ -155,7 +155,7 @@ async function hasTable(sql: Sql, name: string) {
  */
 export async function ensureSeeded(sql: Sql, opts: { force?: boolean; log?: (m: string) => void } = {}): Promise<SeedInfo> {
   const log = opts.log ?? (() => {})
-  await migrate(sql)
+  const applied = await migrate(sql)
   await sql`create table if not exists bench_seed (
       version integer not null, anchor timestamptz not null, seeded_at timestamptz not null, seconds numeric not null)`
   await sql`alter table bench_seed add column if not exists shape text not null default 'quick'`
@@ -164,6 +164,12 @@ export async function ensureSeeded(sql: Sql, opts: { force?: boolean; log?: (m: 
   const fresh = meta && meta.version === SEED_VERSION && meta.shape === SHAPE.name && Date.now() - meta.anchor.getTime() < MAX_SEED_AGE_DAYS * DAY
   if (fresh && !opts.force) {
     log(`reusing the ${SHAPE.name} dataset seeded at ${meta.seeded_at.toISOString()} (anchor ${meta.anchor.toISOString()})`)
+    // Migrations applied to the dataset may have rewritten rows (a backfill): without a vacuum
+    // (autovacuum may be off) index-only scans go to the heap again. As at the end of a seed.
+    if (applied.length) {
+      log(`vacuum analyze after ${applied.join(', ')}`)
+      await sql.unsafe('vacuum analyze')
+    }
     return { anchor: meta.anchor, seededAt: meta.seeded_at, seconds: Number(meta.seconds), reused: true }
   }
   const [users] = await sql<{ n: number }[]>`select count(*)::int as n from users`
@@ -193,7 +199,7 @@ export async function seed(sql: Sql, log: (m: string) => void = () => {}): Promi
     await tx`set local synchronous_commit = off`
     await tx`set local work_mem = '64MB'`
     await tx`select setseed(0.4242)`
-    await tx`truncate users, login_throttle, bench_seed cascade`
+    await tx`truncate users, homework_reminder_events, notifications, login_throttle, bench_seed cascade`
 
     // --- users, courses, memberships: decided in JS, written in bulk ---------------------------
     const ago = (days: number) => new Date(anchor.getTime() - days * DAY)
@@ -477,6 +483,45 @@ export async function restore(sql: Sql, anchor: Date, opts: { keepSessions?: boo
     await tx`delete from homework_reminder_events where created_at > ${anchor}`
     if (!opts.keepSessions) await tx`delete from sessions where created_at > ${anchor}`
   })
+}
+
+/**
+ * Dispatch benchmark set-up (bench/run.ts, bench/probe-dispatch.ts): one homework per course (first point), opened 2 days ago and due an hour ago; events for every student (first `count`); a quarter submitted early.
+ * Returns how many events are due. Everything is after the anchor, so restore() removes it.
+ */
+export async function seedDueEvents(admin: Sql, clockNow: () => Date, count: number) {
+  const now = clockNow()
+  await admin.begin(async (tx) => {
+    const tasks = await tx<{ id: string }[]>`
+      insert into learning_tasks (id, point_id, course_id, title, task_kind, task_type, material_type, content,
+                                  start_at, due_at, sort_order, created_at)
+      select gen_uuid_v7(), kp.id, kp.course_id, 'Dispatch benchmark homework', 'HOMEWORK', 'MEDIA', 'TEXT', '<p>Due already.</p>',
+             ${now}::timestamptz - interval '2 days', ${now}::timestamptz - interval '1 hour', 100, ${now}
+        from knowledge_points kp join learning_units lu on lu.id = kp.unit_id
+       where lu.sort_order = 1 and kp.sort_order = 1
+      returning id`
+    const ids = tasks.map((t) => t.id)
+    await tx`
+      insert into learning_submissions (id, task_id, course_id, student_id, content, status, late, submitted_at)
+      select gen_uuid_v7(), t.id, t.course_id, m.user_id, '<p>Done early.</p>', 'SUBMITTED', false, ${now}::timestamptz - interval '30 hours'
+        from learning_tasks t join course_members m on m.course_id = t.course_id
+       where t.id = any(${ids}::uuid[]) and random() < 0.25`
+    await tx`
+      insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
+      select gen_uuid_v7(), x.task_id, x.user_id, x.trigger_type, x.scheduled_at, ${now}
+        from (select t.id as task_id, m.user_id, tr.trigger_type, tr.scheduled_at
+                from learning_tasks t
+                join course_members m on m.course_id = t.course_id
+               cross join lateral (values ('START', t.start_at), ('BEFORE_DUE_24H', t.due_at - interval '24 hours'), ('DUE', t.due_at))
+                     as tr (trigger_type, scheduled_at)
+               where t.id = any(${ids}::uuid[])
+               order by t.id, m.user_id, tr.trigger_type
+               limit ${count}) x`
+  })
+  await admin`analyze homework_reminder_events`
+  const [due] = await admin<{ n: number }[]>`
+    select count(*)::int as n from homework_reminder_events where scheduled_at <= ${clockNow()} and sent_at is null and not canceled`
+  return due!.n
 }
 
 /** Row counts of the tables the benchmark reads, for the report. */

@@ -98,8 +98,8 @@ if (mode === 'service') {
             return json(await submissions.overview(sql, course, user, paging(u)))
           }
           const course = await courseAccess(sql, courseId!, user, 'teacher')
-          const { students, total, page, pageSize } = await grades.overview(sql, course.id, paging(u))
-          return json({ students, total, page, pageSize })
+          const { columns, students, total, page, pageSize } = await grades.overview(sql, course.id, paging(u))
+          return json({ columns, students, total, page, pageSize })
         }
         return new Response('not found', { status: 404 })
       } catch (e) {

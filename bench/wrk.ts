@@ -84,7 +84,9 @@ export interface Server {
 /** Starts bench/serve.ts in its own process and waits until it listens. */
 export async function startServer(mode: 'service' | 'bare', env: Record<string, string>): Promise<Server> {
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'serve.ts'), mode, '0'], {
-    env: { ...process.env, ...env },
+    // As in the image (Dockerfile): the GC sized for a 512 MiB container, unless the caller's
+    // environment says otherwise (BUN_JSC_forceRAMSize=0 measures with JavaScriptCore's default).
+    env: { BUN_JSC_forceRAMSize: '536870912', ...process.env, ...env },
     stdout: 'pipe',
     stderr: 'inherit',
   })
