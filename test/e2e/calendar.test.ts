@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { signUp } from '../support/harness.ts'
-import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, serverAndBrowser } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, waitForPath, serverAndBrowser } from './support.ts'
 
 /** The homework centre's calendar feed box: the private URL, copy, and rotation with confirmation. */
 describe.skipIf(!hasChromium)('calendar feed in the homework centre (Chromium)', () => {
@@ -12,7 +12,7 @@ describe.skipIf(!hasChromium)('calendar feed in the homework centre (Chromium)',
     const { page } = tab
     await page.goto('/login?next=/homeworks')
     await loginViaUi(page, student.username, student.password)
-    await page.waitForURL('**/homeworks')
+    await waitForPath(page, '/homeworks')
     const box = page.getByTestId('calendar-url')
     const valueOf = () => box.inputValue()
     await page.waitForFunction(() => /\.ics$/.test((document.querySelector('[data-testid="calendar-url"]') as HTMLInputElement | null)?.value ?? ''))

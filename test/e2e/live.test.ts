@@ -3,7 +3,7 @@ import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { signUp } from '../support/harness.ts'
 import { DAY, HOUR, createHomework, plus } from '../reminders/helpers.ts'
-import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, serverAndBrowser } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, waitForPath, serverAndBrowser } from './support.ts'
 
 /*
  * Issue 12.2 in the browser: the red dot and the inbox count light up without a reload when a
@@ -29,7 +29,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
     // The stream is open before the reminder goes out.
     const streamOpen = page.waitForResponse((r) => r.url().includes('/core/api/v1/notifications/stream') && r.status() === 200)
     await loginViaUi(page, student.username)
-    await page.waitForURL('**/homeworks')
+    await waitForPath(page, '/homeworks')
     expect(await page.getByTestId('reminder-dot').count()).toBe(0)
     await streamOpen
     await Bun.sleep(300)
@@ -38,7 +38,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
     await dispatch(sql, startAt)
     await page.getByTestId('reminder-dot').waitFor({ state: 'attached', timeout: 5000 })
     const latencyMs = Math.round(performance.now() - sent)
-    await expect(page.getByTestId('unread-count').textContent()).resolves.toContain('1')
+    expect(await page.getByTestId('unread-count').textContent()).toContain('1')
     expect(latencyMs).toBeLessThan(5000)
     console.log(`[e2e live] red dot ${latencyMs} ms after delivery`)
 
@@ -55,10 +55,10 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
     const { page } = tab
     await page.goto('/login?next=/settings')
     await loginViaUi(page, student.username)
-    await page.waitForURL('**/settings')
+    await waitForPath(page, '/settings')
     const announcements = page.getByLabel('Announcements')
-    await expect(announcements.isChecked()).resolves.toBe(false)
-    await expect(page.getByLabel('Homework reminders').isChecked()).resolves.toBe(true)
+    expect(await announcements.isChecked()).toBe(false)
+    expect(await page.getByLabel('Homework reminders').isChecked()).toBe(true)
     await announcements.check()
     await page.getByText('Saved.').waitFor()
     const r = await ctx.server.api.get('/me/notification-preferences', { token: student.token })

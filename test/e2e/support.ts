@@ -152,6 +152,14 @@ export async function registerViaUi(page: Page, o: { username: string; role: 'ST
   await page.getByRole('button', { name: 'Create account' }).click()
 }
 
+/**
+ * Waits until the page is at `path` (path name only). A glob such as '**\/settings' also matches
+ * '/login?next=/settings', so it returns before the login has happened.
+ */
+export async function waitForPath(page: Page, path: string) {
+  await page.waitForURL((url) => url.pathname === path)
+}
+
 export async function loginViaUi(page: Page, identifier: string, password = PASSWORD) {
   await page.getByLabel('Username or email').fill(identifier)
   await page.getByLabel('Password').fill(password)
