@@ -26,6 +26,7 @@ import { courseAccess } from '../src/http/guards.ts'
 import type { Clock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/log.ts'
 import * as courses from '../src/modules/courses/service.ts'
+import { OverviewCache } from '../src/modules/grades/cache.ts'
 import * as grades from '../src/modules/grades/service.ts'
 import { homeworkCentre } from '../src/modules/homework/service.ts'
 import * as learning from '../src/modules/learning/structure-service.ts'
@@ -63,6 +64,7 @@ if (mode === 'service') {
   const tokens = tokenSigner(secret)
   const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
   const inboxDefaults = InboxQuery.parse({})
+  const gradebookCache = new OverviewCache(loadConfig({}).gradebookCacheBytes)
 
   async function authenticate(req: Request) {
     const m = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')
@@ -98,8 +100,9 @@ if (mode === 'service') {
             return json(await submissions.overview(sql, course, user, paging(u)))
           }
           const course = await courseAccess(sql, courseId!, user, 'teacher')
-          const { columns, students, total, page, pageSize } = await grades.overview(sql, course.id, paging(u))
-          return json({ columns, students, total, page, pageSize })
+          // The service's own body and cache (sql/030), as the route uses them.
+          const { body } = await grades.overviewBody(sql, course.id, paging(u), gradebookCache)
+          return new Response(body, { headers: { 'content-type': 'application/json;charset=utf-8' } })
         }
         return new Response('not found', { status: 404 })
       } catch (e) {

@@ -91,6 +91,7 @@ const EnvSchema = z
     MAIL_FROM: z.string().trim().min(3).default('Course Learning <no-reply@localhost>'),
     MAIL_SEND_CRON: cronExpr.default('*/5 * * * * *'),
     VALIDATE_RESPONSES: bool.optional(),
+    GRADEBOOK_CACHE_MB: int(0, 4096).default(32),
     NODE_ENV: z.string().optional(),
   })
   .superRefine((env, ctx) => {
@@ -152,6 +153,8 @@ export interface Config {
   mailSendCron: string
   /** Check every success response against its schema (default: yes, except with NODE_ENV=production). */
   validateResponses: boolean
+  /** Serialised grade overviews kept per instance (src/modules/grades/cache.ts); 0 turns it off. */
+  gradebookCacheBytes: number
 }
 
 export class ConfigError extends Error {
@@ -207,5 +210,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM,
     mailSendCron: e.MAIL_SEND_CRON,
     validateResponses: e.VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',
+    gradebookCacheBytes: e.GRADEBOOK_CACHE_MB * 1024 * 1024,
   }
 }

@@ -37,6 +37,12 @@ const emailsSent = new Counter({
   labelNames: ['result'] as const,
   registers: [registry],
 })
+const gradebookCache = new Counter({
+  name: 'gradebook_cache_requests_total',
+  help: 'Grade overview requests by cache result: hit (served as built for the current gradebook version) or miss (built).',
+  labelNames: ['result'] as const,
+  registers: [registry],
+})
 const sseStreams = new Gauge({
   name: 'sse_streams_open',
   help: 'Server-sent event streams open on this instance.',
@@ -99,6 +105,17 @@ export function countNotifications(type: string, n: number) {
 
 export function countEmail(result: 'sent' | 'failed' | (string & {})) {
   emailsSent.inc({ result })
+}
+
+export function countGradebookCache(result: 'hit' | 'miss') {
+  gradebookCache.inc({ result })
+}
+
+/** This process's counts so far (tests read deltas). */
+export async function gradebookCacheCounts() {
+  const values = (await gradebookCache.get()).values
+  const of = (r: string) => values.find((v) => v.labels.result === r)?.value ?? 0
+  return { hit: of('hit'), miss: of('miss') }
 }
 
 export function setSseStreams(n: number) {

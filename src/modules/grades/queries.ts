@@ -75,3 +75,10 @@ export async function gradedTasks(sql: TxSql, courseId: string) {
      where t.course_id = ${courseId} and (t.task_kind = 'HOMEWORK' or t.task_type = 'QUIZ')
      order by lu.sort_order, lu.id, p.sort_order, p.id, t.sort_order, t.id`
 }
+
+/** The course's gradebook version (sql/030): changes with every write the overview could show. */
+export async function gradebookVersion(sql: TxSql, courseId: string) {
+  const [row] = await sql<{ version: string }[]>`
+    select coalesce(sum(version), 0)::text as version from gradebook_versions where course_id = ${courseId}`
+  return row!.version
+}

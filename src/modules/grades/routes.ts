@@ -1,22 +1,31 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
-import { envelope, ok } from '../../http/envelope.ts'
+import { envelope } from '../../http/envelope.ts'
 import { CourseParams } from '../../http/params.ts'
 import { OptionalPageQuery } from '../../http/pagination.ts'
 import { contentDisposition } from '../../storage/download.ts'
+import { OverviewCache } from './cache.ts'
 import { GradeOverview } from './model.ts'
 import * as service from './service.ts'
 
 export function gradeRoutes(deps: Deps) {
-  const { sql, clock } = deps
+  const { sql, clock, config } = deps
+  const cache = config.gradebookCacheBytes > 0 ? new OverviewCache(config.gradebookCacheBytes) : null
+  // Development and tests: every freshly built overview is checked against its schema (the
+  // route answers bytes, which Elysia does not validate).
+  const check = config.validateResponses ? (data: unknown) => void GradeOverview.parse(data) : undefined
   return new Elysia({ tags: ['Grades'] })
     .use(authPlugin(deps))
     .get(
       '/courses/:courseId/grades/overview',
-      async ({ course, query }) => {
-        const { columns, students, total, page, pageSize } = await service.overview(sql, course.id, query)
-        return ok({ columns, students, total, page, pageSize })
+      async ({ course, query, headers }) => {
+        const { body, etag } = await service.overviewBody(sql, course.id, query, cache, check)
+        // ETag from the body's hash: the browser revalidates (no-cache) and gets 304 while the
+        // gradebook is unchanged, from any instance.
+        const common = { etag, 'cache-control': 'private, no-cache' }
+        if (ifNoneMatch(headers['if-none-match'], etag)) return new Response(null, { status: 304, headers: common })
+        return new Response(body, { headers: { ...common, 'content-type': 'application/json;charset=utf-8' } })
       },
       {
         course: 'teacher',
@@ -25,6 +34,7 @@ export function gradeRoutes(deps: Deps) {
         response: { 200: envelope(GradeOverview) },
         detail: {
           summary: 'Per-student grade overview (course teacher)',
+          responses: { 304: { description: 'Not modified: the `If-None-Match` ETag is still current.' } },
           description:
             'Every student of the course. Counts cover the newest submission per learning task and per experiment; `averageScore` is over the graded ones (null when none). `experiments` lists the newest submission of each experiment the student submitted. Gradebook: `columns` lists every homework/quiz and experiment, and each student\'s `cells` maps a column id to the score of the newest submission; a column with no submission or no grade yet has no key. Scores are shown rounded to one decimal, half up (the CSV uses the same rule). Students come by display name ignoring case, then username. Without `page` and `pageSize` every student is returned (`pageSize` null); with either, one page of at most 200 students (page 1 and 50 a page by default), in the same order; `total` counts the whole list.',
         },
@@ -59,4 +69,11 @@ export function gradeRoutes(deps: Deps) {
         },
       },
     )
+}
+
+/** RFC 9110 If-None-Match: `*`, or a list of entity tags compared weakly. */
+function ifNoneMatch(header: string | undefined, etag: string) {
+  if (!header) return false
+  if (header.trim() === '*') return true
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)
 }

@@ -1,10 +1,11 @@
-import type { Sql } from '../../db/connect.ts'
-import { iso, num } from '../../http/envelope.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
+import { iso, num, ok } from '../../http/envelope.ts'
 import { roundScore } from '../../lib/score.ts'
 import { toCsv, type CsvValue } from './csv.ts'
 import * as q from './queries.ts'
 import { windowOf, type OptionalPageQuery, type RowWindow } from '../../http/pagination.ts'
 import { countStudents } from '../learning/submission-queries.ts'
+import type { CachedOverview, OverviewCache } from './cache.ts'
 
 type ExperimentGrade = {
   experimentId: string
@@ -16,28 +17,61 @@ type ExperimentGrade = {
   gradedAt: string | null
 }
 
-/** The whole course (or one page of its students) in a fixed number of queries, read from one snapshot. */
-async function load(sql: Sql, courseId: string, window: RowWindow) {
-  return sql.begin('isolation level repeatable read read only', async (tx) => {
-    // Sent together (pipelined on the transaction's connection); a page's experiments need its students first.
-    const [totals, experiments, tasks, allGrades] = await Promise.all([
-      q.studentTotals(tx, courseId, window),
-      q.courseExperiments(tx, courseId),
-      q.gradedTasks(tx, courseId),
-      window ? null : q.newestExperimentSubmissions(tx, courseId),
-    ])
-    const grades = allGrades ?? (await q.newestExperimentSubmissions(tx, courseId, totals.map((t) => t.user_id)))
-    // The total rides on every row; only a page past the end needs counting on its own.
-    const total = totals[0]?.total ?? (window && window.offset > 0 ? await countStudents(tx, courseId) : 0)
-    return { totals, grades, experiments, tasks, total }
-  })
+/** The whole course (or one page of its students) in a fixed number of queries, read from the transaction's snapshot. */
+async function load(tx: TxSql, courseId: string, window: RowWindow) {
+  // Sent together (pipelined on the transaction's connection); a page's experiments need its students first.
+  const [totals, experiments, tasks, allGrades] = await Promise.all([
+    q.studentTotals(tx, courseId, window),
+    q.courseExperiments(tx, courseId),
+    q.gradedTasks(tx, courseId),
+    window ? null : q.newestExperimentSubmissions(tx, courseId),
+  ])
+  const grades = allGrades ?? (await q.newestExperimentSubmissions(tx, courseId, totals.map((t) => t.user_id)))
+  // The total rides on every row; only a page past the end needs counting on its own.
+  const total = totals[0]?.total ?? (window && window.offset > 0 ? await countStudents(tx, courseId) : 0)
+  return { totals, grades, experiments, tasks, total }
 }
+
+const SNAPSHOT = 'isolation level repeatable read read only'
 
 export type GradeColumn = { id: string; kind: 'TASK' | 'EXPERIMENT'; title: string; dueAt: string | null }
 
 export async function overview(sql: Sql, courseId: string, paging: OptionalPageQuery = {}) {
+  return sql.begin(SNAPSHOT, (tx) => build(tx, courseId, paging))
+}
+
+/**
+ * The overview as the response body (envelope included), from `cache` when the course's
+ * gradebook version (sql/030), read in the same snapshot as the data would be, is the one the
+ * entry was built from; built and stored otherwise. `check` sees the data of a fresh build
+ * (response validation in development and tests).
+ */
+export async function overviewBody(
+  sql: Sql,
+  courseId: string,
+  paging: OptionalPageQuery,
+  cache: OverviewCache | null,
+  check?: (data: unknown) => void,
+): Promise<CachedOverview> {
+  const w = windowOf(paging)
+  const key = `${courseId}:${w.page}:${w.pageSize}`
+  return sql.begin(SNAPSHOT, async (tx) => {
+    const version = await q.gradebookVersion(tx, courseId)
+    const hit = cache?.get(key, version)
+    if (hit) return hit
+    const { columns, students, total, page, pageSize } = await build(tx, courseId, paging)
+    const data = { columns, students, total, page, pageSize }
+    check?.(data)
+    const body = new TextEncoder().encode(JSON.stringify(ok(data)))
+    const entry = { version, body, etag: `"${Bun.hash(body).toString(36)}"` }
+    cache?.set(key, entry)
+    return entry
+  })
+}
+
+async function build(tx: TxSql, courseId: string, paging: OptionalPageQuery) {
   const { window, page, pageSize } = windowOf(paging)
-  const { totals, grades, experiments, tasks, total } = await load(sql, courseId, window)
+  const { totals, grades, experiments, tasks, total } = await load(tx, courseId, window)
   // Gradebook columns: homework/quizzes in course order, then experiments by due date.
   const columns: GradeColumn[] = [
     ...tasks.map((t) => ({ id: t.id, kind: 'TASK' as const, title: t.title, dueAt: iso(t.due_at) })),

@@ -1,0 +1,56 @@
+import { countGradebookCache } from '../../metrics.ts'
+
+/**
+ * Serialised grade overviews by course, page and gradebook version (sql/030), least recently
+ * used first out, bounded by bytes. An entry is only ever served for the version it was built
+ * from: the version is read in the same snapshot as the request's data, so a hit is exactly what
+ * a fresh build would write, on any instance. One per app (buildApp); GRADEBOOK_CACHE_MB = 0
+ * turns it off.
+ */
+export interface CachedOverview {
+  version: string
+  /** The whole response body (envelope included), UTF-8. */
+  body: Uint8Array<ArrayBuffer>
+  /** Strong validator of `body` (a hash of it): the ETag. */
+  etag: string
+}
+
+export class OverviewCache {
+  private readonly entries = new Map<string, CachedOverview>()
+  private bytes = 0
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string, version: string): CachedOverview | undefined {
+    const entry = this.entries.get(key)
+    if (!entry || entry.version !== version) {
+      countGradebookCache('miss')
+      return undefined
+    }
+    // Most recently used last.
+    this.entries.delete(key)
+    this.entries.set(key, entry)
+    countGradebookCache('hit')
+    return entry
+  }
+
+  set(key: string, entry: CachedOverview) {
+    const old = this.entries.get(key)
+    if (old) {
+      this.entries.delete(key)
+      this.bytes -= old.body.byteLength
+    }
+    if (entry.body.byteLength > this.maxBytes) return
+    this.entries.set(key, entry)
+    this.bytes += entry.body.byteLength
+    for (const [k, e] of this.entries) {
+      if (this.bytes <= this.maxBytes) break
+      this.entries.delete(k)
+      this.bytes -= e.body.byteLength
+    }
+  }
+
+  get size() {
+    return { entries: this.entries.size, bytes: this.bytes }
+  }
+}
