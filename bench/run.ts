@@ -336,7 +336,9 @@ for (const ep of endpoints) {
   for (let i = 0; i < REPS; i++) {
     const r = await countedCall(ep.large(i))
     c.large.push(r.statements.length)
-    c.statements = r.statements
+    // The first call's statements are explained: with the grade overview cache (sql/030) the
+    // later calls are hits that only read the version, the first one builds.
+    if (i === 0) c.statements = r.statements
     c.responseBytes = r.text.length
     c.items = describeData(r.data)
     if (ep.undo) await ep.undo(r.data)
@@ -602,8 +604,9 @@ for (const ep of endpoints) {
   checks.push({
     name: `${ep.title} statements/request`,
     target: 'constant (same for the large and the small case)',
-    value: `${c.large[0]} (small case ${c.small[0]})`,
-    pass: all.every((n) => n === all[0]),
+    value: all.every((n) => n === all[0]) ? `${c.large[0]} (small case ${c.small[0]})` : `${c.large.join('/')} (small case ${c.small.join('/')}; a cache miss, then hits)`,
+    // Call by call the same for both cases: a cached read is a miss first, then hits.
+    pass: c.large.length === c.small.length && c.large.every((n, i) => n === c.small[i]) && c.large.slice(1).every((n) => n === c.large[1]),
   })
   const scans = c.plans.flatMap(largeSeqScans)
   checks.push({

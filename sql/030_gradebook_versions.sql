@@ -10,11 +10,12 @@
 -- sees exactly the data of that version: two snapshots with the same version read the same
 -- gradebook.
 --
--- The version is the sum of 8 counters per course. A transaction raises one of them (chosen by
--- its transaction id), so submissions that commit at the same time in a 2,000-student course
--- do not all wait for one row lock; courses are locked in id order (no deadlock between two
--- writers of several courses). A course being deleted gets no counter rows (its rows go with it
--- by cascade, and nothing can read its overview any more).
+-- The version is the sum of 16 counters per course, made with the course. A transaction raises
+-- one that no other transaction holds (FOR UPDATE SKIP LOCKED): a homework created in a
+-- 2,000-student course (its 6,000 reminder events are written after the task) does not hold up
+-- the submissions, grades or other homework of that course until it commits. Only a 17th writer
+-- at the same moment waits. Courses are taken in id order. A course being deleted gets no
+-- counter (its rows go with it by cascade, and nothing can read its overview any more).
 
 create table gradebook_versions (
   course_id uuid not null references courses (id) on delete cascade,
@@ -23,17 +24,41 @@ create table gradebook_versions (
   primary key (course_id, shard)
 );
 
+create function gradebook_versions_of_new_courses() returns trigger
+language plpgsql as $$
+begin
+  insert into gradebook_versions (course_id, shard, version)
+  select n.id, s, 0 from new_rows n cross join generate_series(0, 15) as s
+  on conflict do nothing;
+  return null;
+end
+$$;
+
+create trigger courses_gradebook_versions after insert on courses
+  referencing new table as new_rows for each statement execute function gradebook_versions_of_new_courses();
+
+insert into gradebook_versions (course_id, shard, version)
+select c.id, s, 0 from courses c cross join generate_series(0, 15) as s;
+
 create function gradebook_versions_raise(p_courses uuid[]) returns void
 language plpgsql as $$
 declare
   c uuid;
-  s smallint := (txid_current() % 8)::smallint;
+  taken smallint;
 begin
   for c in select distinct x from unnest(p_courses) as x where x is not null order by x loop
-    insert into gradebook_versions as v (course_id, shard, version)
-    select c, s, 1
-     where exists (select 1 from courses k where k.id = c)
-    on conflict (course_id, shard) do update set version = v.version + 1;
+    -- A counter nobody else holds (one this transaction holds already is free to it).
+    select g.shard into taken from gradebook_versions g
+     where g.course_id = c order by g.shard limit 1 for update skip locked;
+    if found then
+      update gradebook_versions set version = version + 1 where course_id = c and shard = taken;
+    else
+      -- All 16 held by other writers (or the course has none): wait for one.
+      insert into gradebook_versions as v (course_id, shard, version)
+      select c, (txid_current() % 16)::smallint, 1
+       where exists (select 1 from courses k where k.id = c)
+      on conflict (course_id, shard) do update set version = v.version + 1;
+    end if;
   end loop;
 end
 $$;

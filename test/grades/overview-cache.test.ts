@@ -5,7 +5,7 @@ import * as service from '../../src/modules/grades/service.ts'
 import { createPoint, createTask, createUnit, pointIn, shortAnswer, textTask, world, type World } from '../learning/helpers.ts'
 import { formOf } from '../storage/helpers.ts'
 import { addStudent } from '../support/fixtures.ts'
-import { signUp, testApp, type TestContext } from '../support/harness.ts'
+import { signUp, testApp, usingExternalDb, type TestContext } from '../support/harness.ts'
 
 /*
  * Issue 15: the grade overview is served from a per-instance cache while the course's gradebook
@@ -211,6 +211,25 @@ describe('grade overview cache: what it answers', () => {
     for (const who of [w.student, w.otherTeacher]) expect((await w.api.get(path(), { token: who.token })).code).toBe(40300)
     expect((await w.api.get(`/courses/01a20000-0000-7000-8000-000000000000/grades/overview`, { token: w.teacher.token })).status).toBe(404)
     expect((await w.api.get(`${path()}?pageSize=201`, { token: w.teacher.token })).status).toBe(400)
+  })
+})
+
+describe.skipIf(!usingExternalDb())('gradebook versions under concurrent writers (PostgreSQL)', () => {
+  test('ten open transactions of one course raise its version without waiting for each other', async () => {
+    const v0 = BigInt(await version())
+    const conns = await Promise.all(Array.from({ length: 10 }, () => w.deps.sql.reserve()))
+    try {
+      for (const c of conns) {
+        await c`begin`
+        // A writer that had to wait for another's counter would fail here instead.
+        await c`set local lock_timeout = '2s'`
+        await c`select gradebook_versions_raise(array[${w.course.id}]::uuid[])`
+      }
+      for (const c of conns) await c`commit`
+    } finally {
+      for (const c of conns) c.release()
+    }
+    expect(BigInt(await version())).toBe(v0 + 10n)
   })
 })
 
