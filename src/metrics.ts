@@ -39,7 +39,7 @@ const emailsSent = new Counter({
 })
 const gradebookCache = new Counter({
   name: 'gradebook_cache_requests_total',
-  help: 'Grade overview requests by cache result: hit (served as built for the current gradebook version) or miss (built).',
+  help: 'Grade overview requests by cache result: hit (served as built for the current gradebook version), miss (not cached), shared (a miss that waited for a build of the same version under way).',
   labelNames: ['result'] as const,
   registers: [registry],
 })
@@ -107,7 +107,7 @@ export function countEmail(result: 'sent' | 'failed' | (string & {})) {
   emailsSent.inc({ result })
 }
 
-export function countGradebookCache(result: 'hit' | 'miss') {
+export function countGradebookCache(result: 'hit' | 'miss' | 'shared') {
   gradebookCache.inc({ result })
 }
 
@@ -115,7 +115,7 @@ export function countGradebookCache(result: 'hit' | 'miss') {
 export async function gradebookCacheCounts() {
   const values = (await gradebookCache.get()).values
   const of = (r: string) => values.find((v) => v.labels.result === r)?.value ?? 0
-  return { hit: of('hit'), miss: of('miss') }
+  return { hit: of('hit'), miss: of('miss'), shared: of('shared') }
 }
 
 export function setSseStreams(n: number) {

@@ -200,6 +200,21 @@ describe('grade overview cache: what it answers', () => {
     expect(changed.data.columns[0].title).toBe('Essay, final')
   })
 
+  test('requests that miss together after a change wait for one build', async () => {
+    const cache = new OverviewCache(1 << 20)
+    let builds = 0
+    // A slow build (as a 2,000-student course's is), so that the eight requests overlap.
+    const slow = async () => void (builds++, await Bun.sleep(100))
+    const bodies = await Promise.all(Array.from({ length: 8 }, () => service.overviewBody(w.deps.sql, w.course.id, {}, cache, slow)))
+    expect(builds).toBe(1)
+    expect(new Set(bodies.map((b) => b.etag)).size).toBe(1)
+    // Nothing cached after a change: built again, once.
+    await w.api.patch(`${w.base}/tasks/${homework.id}`, { token: w.teacher.token, json: { title: 'Essay, once more' } })
+    const again = await Promise.all(Array.from({ length: 8 }, () => service.overviewBody(w.deps.sql, w.course.id, {}, cache, slow)))
+    expect(builds).toBe(2)
+    expect(new TextDecoder().decode(again[7]!.body)).toContain('Essay, once more')
+  })
+
   test('a change in another course leaves this course’s version alone', async () => {
     const v0 = await version()
     await addStudent(w.deps.sql, w.otherCourse.id, (await signUp(w.api, 'STUDENT', 'Elsewhere')).id)

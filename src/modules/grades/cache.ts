@@ -17,6 +17,7 @@ export interface CachedOverview {
 
 export class OverviewCache {
   private readonly entries = new Map<string, CachedOverview>()
+  private readonly inFlight = new Map<string, Promise<CachedOverview>>()
   private bytes = 0
 
   constructor(private readonly maxBytes: number) {}
@@ -48,6 +49,21 @@ export class OverviewCache {
       this.entries.delete(k)
       this.bytes -= e.body.byteLength
     }
+  }
+
+  /** The build of `key` at `version` under way on this instance, if any. */
+  building(key: string, version: string): Promise<CachedOverview> | undefined {
+    const pending = this.inFlight.get(`${key}@${version}`)
+    if (pending) countGradebookCache('shared')
+    return pending
+  }
+
+  /** Registers a build until it settles (a failed build is not shared after it failed). */
+  track(key: string, version: string, build: Promise<CachedOverview>) {
+    const k = `${key}@${version}`
+    this.inFlight.set(k, build)
+    const done = () => void (this.inFlight.get(k) === build && this.inFlight.delete(k))
+    build.then(done, done)
   }
 
   get size() {

@@ -51,22 +51,32 @@ export async function overviewBody(
   courseId: string,
   paging: OptionalPageQuery,
   cache: OverviewCache | null,
-  check?: (data: unknown) => void,
+  check?: (data: unknown) => void | Promise<void>,
 ): Promise<CachedOverview> {
   const w = windowOf(paging)
   const key = `${courseId}:${w.page}:${w.pageSize}`
-  return sql.begin(SNAPSHOT, async (tx) => {
+  const outcome = await sql.begin(SNAPSHOT, async (tx): Promise<CachedOverview | { wait: Promise<CachedOverview> }> => {
     const version = await q.gradebookVersion(tx, courseId)
     const hit = cache?.get(key, version)
     if (hit) return hit
-    const { columns, students, total, page, pageSize } = await build(tx, courseId, paging)
-    const data = { columns, students, total, page, pageSize }
-    check?.(data)
-    const body = new TextEncoder().encode(JSON.stringify(ok(data)))
-    const entry = { version, body, etag: `"${Bun.hash(body).toString(36)}"` }
+    // Requests that miss the same version together (after a change) wait for one build, the
+    // same version being the same data whichever snapshot builds it; they wait outside their
+    // transaction, so they hold no pool connection meanwhile.
+    const pending = cache?.building(key, version)
+    if (pending) return { wait: pending }
+    const made = (async () => {
+      const { columns, students, total, page, pageSize } = await build(tx, courseId, paging)
+      const data = { columns, students, total, page, pageSize }
+      await check?.(data)
+      const body = new TextEncoder().encode(JSON.stringify(ok(data)))
+      return { version, body, etag: `"${Bun.hash(body).toString(36)}"` }
+    })()
+    cache?.track(key, version, made)
+    const entry = await made
     cache?.set(key, entry)
     return entry
   })
+  return 'wait' in outcome ? outcome.wait : outcome
 }
 
 async function build(tx: TxSql, courseId: string, paging: OptionalPageQuery) {
