@@ -63,26 +63,18 @@ begin
 end
 $$;
 
-create function gradebook_versions_after_insert() returns trigger
+-- One function for the three statement triggers of each table; a branch only reads the
+-- transition tables its trigger declares.
+create function gradebook_versions_after_write() returns trigger
 language plpgsql as $$
 begin
-  perform gradebook_versions_raise(array(select distinct n.course_id from new_rows n));
-  return null;
-end
-$$;
-
-create function gradebook_versions_after_update() returns trigger
-language plpgsql as $$
-begin
-  perform gradebook_versions_raise(array(select n.course_id from new_rows n union select o.course_id from old_rows o));
-  return null;
-end
-$$;
-
-create function gradebook_versions_after_delete() returns trigger
-language plpgsql as $$
-begin
-  perform gradebook_versions_raise(array(select distinct o.course_id from old_rows o));
+  if tg_op = 'INSERT' then
+    perform gradebook_versions_raise(array(select n.course_id from new_rows n));
+  elsif tg_op = 'DELETE' then
+    perform gradebook_versions_raise(array(select o.course_id from old_rows o));
+  else
+    perform gradebook_versions_raise(array(select n.course_id from new_rows n union all select o.course_id from old_rows o));
+  end if;
   return null;
 end
 $$;
@@ -94,11 +86,11 @@ begin
   foreach t in array array['course_members', 'grade_totals', 'experiments', 'experiment_submissions',
                            'learning_tasks', 'knowledge_points', 'learning_units'] loop
     execute format('create trigger %I after insert on %I referencing new table as new_rows
-                      for each statement execute function gradebook_versions_after_insert()', t || '_gradebook_ins', t);
+                      for each statement execute function gradebook_versions_after_write()', t || '_gradebook_ins', t);
     execute format('create trigger %I after update on %I referencing old table as old_rows new table as new_rows
-                      for each statement execute function gradebook_versions_after_update()', t || '_gradebook_upd', t);
+                      for each statement execute function gradebook_versions_after_write()', t || '_gradebook_upd', t);
     execute format('create trigger %I after delete on %I referencing old table as old_rows
-                      for each statement execute function gradebook_versions_after_delete()', t || '_gradebook_del', t);
+                      for each statement execute function gradebook_versions_after_write()', t || '_gradebook_del', t);
   end loop;
 end
 $$;

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
+import { ifNoneMatch } from '../../http/conditional.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { notFound } from '../../http/errors.ts'
 import { CalendarFeed, FeedParams } from './model.ts'
@@ -58,12 +59,4 @@ export function calendarFeedRoute(deps: Deps) {
       },
     },
   )
-}
-
-/** RFC 9110 §13.1.2: a list of entity tags or `*`; weak comparison. */
-function ifNoneMatch(header: string | null, etag: string) {
-  if (!header) return false
-  if (header.trim() === '*') return true
-  const bare = (t: string) => t.trim().replace(/^W\//, '')
-  return header.split(',').some((t) => bare(t) === bare(etag))
 }

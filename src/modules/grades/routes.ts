@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
+import { ifNoneMatch } from '../../http/conditional.ts'
 import { envelope } from '../../http/envelope.ts'
 import { CourseParams } from '../../http/params.ts'
 import { OptionalPageQuery } from '../../http/pagination.ts'
@@ -69,11 +70,4 @@ export function gradeRoutes(deps: Deps) {
         },
       },
     )
-}
-
-/** RFC 9110 If-None-Match: `*`, or a list of entity tags compared weakly. */
-function ifNoneMatch(header: string | undefined, etag: string) {
-  if (!header) return false
-  if (header.trim() === '*') return true
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)
 }
