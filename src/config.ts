@@ -30,6 +30,7 @@ const EnvSchema = z
       .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'a postgres:// or postgresql:// URL'),
     DB_POOL_MAX: int(1, 200).default(10),
     DATA_DIR: z.string().min(1).default('./data'),
+    EMBEDDED_TEMPLATE_DIR: optionalText,
     JWT_SECRET: z.string().min(32, 'at least 32 characters').optional(),
     TOKEN_TTL_SECONDS: int(60, 60 * 60 * 24 * 90).default(60 * 60 * 24 * 7),
     COOKIE_SECURE: bool.default(false),
@@ -118,6 +119,8 @@ export interface Config {
   databaseUrl: string | undefined
   dbPoolMax: number
   dataDir: string
+  /** A ready PGlite data directory copied into `DATA_DIR/pgdata` on a first start (the image ships one). */
+  embeddedTemplateDir: string | undefined
   /** Undefined only before boot resolves the embedded database's generated secret. */
   jwtSecret: string | undefined
   tokenTtlSeconds: number
@@ -175,6 +178,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     dbPoolMax: e.DB_POOL_MAX,
     dataDir: e.DATA_DIR,
+    embeddedTemplateDir: e.EMBEDDED_TEMPLATE_DIR,
     jwtSecret: e.JWT_SECRET,
     tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
     cookieSecure: e.COOKIE_SECURE,

@@ -28,6 +28,7 @@ usePrebuiltWeb(config.webDistDir)
 const db = await connectDatabase({
   databaseUrl: config.databaseUrl,
   dataDir: config.dataDir,
+  embeddedTemplate: config.embeddedTemplateDir,
   poolMax: config.dbPoolMax,
   connectTimeoutSeconds: config.dbConnectTimeoutSeconds,
 })

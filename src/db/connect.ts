@@ -1,7 +1,7 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import postgres from 'postgres'
 
 export type Sql = postgres.Sql
@@ -114,21 +114,81 @@ export async function removeStaleSocketDirs(base = tmpdir(), now = Date.now()): 
 }
 
 /**
+ * PostgreSQL settings of the embedded database, sized for a small box (issue 25). PGlite's
+ * default `shared_buffers=128MB` is all touched when the cluster starts (+118 MB RSS measured
+ * against 16 MB); its files sit in the operating system's page cache anyway, so a small buffer
+ * pool costs a read system call on a miss, not a disk read. Durability is PGlite's own: these
+ * settings touch no fsync or WAL behaviour.
+ */
+export const EMBEDDED_SETTINGS = ['shared_buffers=32MB', 'wal_buffers=1MB', 'temp_buffers=2MB', 'max_connections=10']
+
+/** PGlite's options for the embedded database (its own start parameters plus ours). */
+export async function embeddedOptions() {
+  const { PGlite } = await import('@electric-sql/pglite')
+  const defaults = (PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams
+  return { startParams: [...defaults, ...EMBEDDED_SETTINGS.flatMap((s) => ['-c', s])] }
+}
+
+const INIT_SCRIPT = join(import.meta.dir, 'init-embedded.ts')
+
+async function exists(path: string) {
+  return stat(path).then(
+    () => true,
+    () => false,
+  )
+}
+
+/**
+ * Makes `dir` a PostgreSQL data directory when it is not one yet, without this process ever
+ * holding initdb's memory: PGlite's initdb runs a second PostgreSQL instance plus initdb's own
+ * WASM and peaks near 1 GB RSS, while the serving process with a ready data directory stays
+ * near 200 MB. So the directory is copied from `template` (made at image build time by
+ * `src/db/init-embedded.ts`) or made by that script in a short-lived child process. Either is
+ * written next to `dir` and renamed into place when complete, so a start killed half-way
+ * leaves no half-made cluster behind.
+ */
+export async function ensureEmbeddedDataDir(dir: string, template?: string): Promise<'existing' | 'template' | 'initdb'> {
+  if (await exists(join(dir, 'PG_VERSION'))) return 'existing'
+  if (await exists(dir)) {
+    if ((await readdir(dir)).length > 0) throw new Error(`${dir} is neither empty nor a PostgreSQL data directory (no PG_VERSION); move it away to start a new database`)
+    await rm(dir, { recursive: true })
+  }
+  await mkdir(dirname(dir), { recursive: true })
+  const work = `${dir}.new-${process.pid}`
+  await rm(work, { recursive: true, force: true })
+  let how: 'template' | 'initdb'
+  if (template && (await exists(join(template, 'PG_VERSION')))) {
+    await cp(template, work, { recursive: true })
+    how = 'template'
+  } else {
+    const child = Bun.spawn([process.execPath, INIT_SCRIPT, work], { stdout: 'pipe', stderr: 'pipe', env: process.env })
+    const [code, out, err] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()])
+    if (code !== 0) {
+      await rm(work, { recursive: true, force: true })
+      throw new Error(`initialising the embedded database failed (exit ${code}):\n${out}${err}`)
+    }
+    how = 'initdb'
+  }
+  await rename(work, dir)
+  return how
+}
+
+/**
  * Starts PGlite (PostgreSQL compiled to WASM) and talks to it through the PostgreSQL wire
  * protocol on a private unix socket, so the application uses the same postgres.js client
  * and the same SQL as with a real server. PGlite serves one connection: `max: 1`.
  *
  * `dataDir` undefined keeps the database in memory (tests).
  */
-export async function connectEmbedded(dataDir: string | undefined): Promise<Database> {
+export async function connectEmbedded(dataDir: string | undefined, opts: { template?: string } = {}): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket')
   let dir: string | undefined
   if (dataDir) {
     dir = resolve(dataDir, 'pgdata')
-    await mkdir(dir, { recursive: true })
+    await ensureEmbeddedDataDir(dir, opts.template)
   }
-  const db = await PGlite.create(dir)
+  const db = await PGlite.create(dir, await embeddedOptions())
   // A short path: unix socket paths are limited to ~100 bytes, DATA_DIR may be long.
   await removeStaleSocketDirs()
   const sockDir = await mkdtemp(join(tmpdir(), SOCKET_DIR_PREFIX))
@@ -158,8 +218,8 @@ export async function connectEmbedded(dataDir: string | undefined): Promise<Data
   }
 }
 
-export function connectDatabase(opts: { databaseUrl?: string; dataDir?: string; poolMax: number; connectTimeoutSeconds?: number }): Promise<Database> {
+export function connectDatabase(opts: { databaseUrl?: string; dataDir?: string; poolMax: number; connectTimeoutSeconds?: number; embeddedTemplate?: string }): Promise<Database> {
   return opts.databaseUrl
     ? connectExternal(opts.databaseUrl, opts.poolMax, { connectTimeoutSeconds: opts.connectTimeoutSeconds })
-    : connectEmbedded(opts.dataDir)
+    : connectEmbedded(opts.dataDir, { template: opts.embeddedTemplate })
 }
