@@ -34,10 +34,10 @@ export interface Multipart {
  * in proportion to the heap it believes it has: with the embedded database in the process
  * (PGlite's WASM memory and bundles) it let a 400 MB upload pile up +92 to +226 MB of dead
  * chunks before collecting (issue 25; +711 MB with PGlite's default buffers). Asking for an
- * asynchronous collection every 32 MB keeps the rise near 40 MB whatever the heap looks like;
- * it costs a few milliseconds per 32 MB read.
+ * asynchronous collection every 16 MB keeps the rise near 30-40 MB whatever the heap looks like;
+ * it costs a few milliseconds per 16 MB read.
  */
-const COLLECT_EVERY_BYTES = 32 * 1024 * 1024
+const COLLECT_EVERY_BYTES = 16 * 1024 * 1024
 
 /** Most parts a form of ours has (text fields and a file); more is refused. */
 const MAX_PARTS = 32
