@@ -84,7 +84,11 @@ describe('ensureEmbeddedDataDir', () => {
     const foreign = join(base, 'c', 'pgdata')
     await mkdir(foreign, { recursive: true })
     await writeFile(join(foreign, 'notes.txt'), 'mine')
-    await expect(ensureEmbeddedDataDir(foreign, template)).rejects.toThrow(/neither empty nor a PostgreSQL data directory/)
+    const refused = await ensureEmbeddedDataDir(foreign, template).then(
+      () => null,
+      (e: Error) => e,
+    )
+    expect(refused?.message).toMatch(/neither empty nor a PostgreSQL data directory/)
     expect(await readdir(foreign)).toEqual(['notes.txt'])
   })
 })
