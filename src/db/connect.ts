@@ -118,7 +118,7 @@ export async function removeStaleSocketDirs(base = tmpdir(), now = Date.now()): 
  * default `shared_buffers=128MB` is all touched when the cluster starts (+118 MB RSS measured
  * against 16 MB); its files sit in the operating system's page cache anyway, so a small buffer
  * pool costs a read system call on a miss, not a disk read. Durability is PGlite's own: these
- * settings touch no fsync or WAL behaviour.
+ * settings touch no fsync or WAL behaviour (PGlite's defaults, kept, include `-F`).
  */
 export const EMBEDDED_SETTINGS = ['shared_buffers=32MB', 'wal_buffers=1MB', 'temp_buffers=2MB', 'max_connections=10']
 
