@@ -22,8 +22,10 @@ describe.each(['local', 's3'])(`a 400 MB upload on a real service process (%s st
     if (backend === 's3') s3 = await startS3Server()
     svc = await startService({
       env: { DATABASE_URL: db?.url, JWT_SECRET: 'x'.repeat(40), MAX_UPLOAD_BYTES: String(450 * MB), REMINDER_SCAN_CRON: 'off', ...s3?.env('mem/') },
+      // Embedded: the first start runs initdb (a child process), slow on a loaded 2-core box.
+      timeoutMs: 150_000,
     })
-  }, 90_000)
+  }, 180_000)
   afterAll(async () => {
     await svc?.stop()
     await s3?.stop()
