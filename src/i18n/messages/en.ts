@@ -49,6 +49,18 @@ const en = {
     studentAccountsOnly: 'Teacher accounts cannot join courses or hand in work; only student accounts can.',
     teacherCannotJoin: 'Teacher accounts cannot join courses by invite code; only student accounts can join.',
     joiningClosed: 'This course is not accepting new members right now. Ask your teacher to open joining.',
+    // rosters and co-teachers
+    courseOwnerOnly: "Only the course's owner can do this.",
+    alreadyTeacher: 'This account already teaches this course.',
+    studentCannotTeach: 'This is a student account; only teacher accounts can become co-teachers.',
+    accountNotFound: 'No account has this username or e-mail.',
+    notCoTeacher: 'This account is not a co-teacher of this course.',
+    notStudentOfCourse: 'This account is not a student of this course.',
+    cannotRemoveTeacher: 'Teachers of the course cannot be removed from its class list; remove a co-teacher from the teachers instead.',
+    invitationNotFound: 'This course has no pending invitation with that id.',
+    rosterTooLong: 'A roster import takes at most {{max}} rows.',
+    rosterNoEmailColumn: 'The CSV needs a header row with an "email" column.',
+    rosterContentType: 'Send the roster as application/json ({ "emails": [...] }) or text/csv with an email column.',
     // learning
     unitNotFound: 'This learning unit does not exist in this course.',
     pointNotFound: 'This knowledge point does not exist in this course.',
