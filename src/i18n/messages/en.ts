@@ -98,6 +98,10 @@ const en = {
     fieldValueTooLong: '{{field}}: the value is too long',
   },
   field: {
+    enterTeacherIdentifier: 'enter a username or e-mail',
+    sendOneAddress: 'send at least one address',
+    atMostRows: 'at most {{max}} rows',
+    notCursor: 'is not a cursor from this list',
     mustBeNumber: 'must be a number',
     atMostScores: 'at most {{max}} scores',
     scoreOrQuestionScores: 'is required (or give questionScores)',

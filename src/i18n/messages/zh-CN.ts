@@ -86,6 +86,10 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     fieldValueTooLong: '{{field}}：内容过长',
   },
   field: {
+    enterTeacherIdentifier: '请输入用户名或邮箱',
+    sendOneAddress: '请至少提供一个地址',
+    atMostRows: '最多 {{max}} 行',
+    notCursor: '不是此列表返回的游标',
     mustBeNumber: '必须是数字',
     atMostScores: '最多 {{max}} 个分数',
     scoreOrQuestionScores: '为必填项（或提供 questionScores）',

@@ -53,7 +53,7 @@ export const Member = z
   .meta({ id: 'CourseMember' })
 
 export const MembersQuery = PageQuery.extend({
-  q: z.string().trim().max(100, 'is longer than 100 characters').optional().meta({ description: 'Keep members whose name or username contains this (case-insensitive).' }),
+  q: z.string().trim().max(100, 'must be at most 100 characters').optional().meta({ description: 'Keep members whose name or username contains this (case-insensitive).' }),
   after: z.string().max(500, 'is not a cursor from this list').optional().meta({
     description: "The previous page's `nextCursor`: the next students after it, in constant time whatever the page (teachers come on the first page only).",
   }),

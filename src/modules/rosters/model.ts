@@ -6,16 +6,16 @@ import { pageOf } from '../../http/pagination.ts'
 export const ROSTER_MAX_ROWS = 5000
 
 export const AddTeacherBody = z.object({
-  identifier: z.string().trim().min(1, 'enter a username or e-mail').max(254, 'is longer than 254 characters'),
+  identifier: z.string().trim().min(1, 'enter a username or e-mail').max(254, 'must be at most 254 characters'),
 })
 export type AddTeacherBody = z.infer<typeof AddTeacherBody>
 
 /** The JSON form of a roster; CSV bodies are parsed into the same list of values. */
 export const RosterJson = z.object({
   emails: z
-    .array(z.string().max(320, 'is longer than 320 characters'))
+    .array(z.string().max(320, 'must be at most 320 characters'))
     .min(1, 'send at least one address')
-    .max(ROSTER_MAX_ROWS, `takes at most ${ROSTER_MAX_ROWS} rows`),
+    .max(ROSTER_MAX_ROWS, `at most ${ROSTER_MAX_ROWS} rows`),
 })
 
 export const InvalidReason = z.enum(['MALFORMED', 'DUPLICATE', 'TEACHER_ACCOUNT'])
