@@ -146,6 +146,11 @@ describe('leave and remove', () => {
     await insertSubmission(ctx.deps.sql, hw.id, c.id, s.id, clock.now())
     expect(await pendingOf(s.id, hw.id)).toBe(3)
     expect(await memberCount(c.id, owner.token)).toBe(2)
+    // Read (and cached) before the leave: the gradebook version must move with it (sql/030).
+    expect(JSON.stringify((await api.get(`/courses/${c.id}/grades/overview`, { token: owner.token })).data)).toContain(s.id)
+    const feedUrl = new URL((await api.get('/me/calendar', { token: s.token })).data.url)
+    const feed = async () => (await ctx.app.handle(new Request(`http://localhost${feedUrl.pathname}`))).text()
+    expect(await feed()).toContain(hw.id)
 
     const res = await api.post(`/courses/${c.id}/leave`, { token: s.token })
     expect([res.status, res.code, res.data]).toEqual([200, 0, null])
@@ -160,6 +165,7 @@ describe('leave and remove', () => {
     expect((await api.get('/courses', { token: s.token })).data.some((x: any) => x.id === c.id)).toBe(false)
     expect((await api.get(`/courses/${c.id}`, { token: s.token })).status).toBe(403)
     expect((await api.get('/homeworks/mine', { token: s.token })).data.items.some((h: any) => h.taskId === hw.id)).toBe(false)
+    expect(await feed()).not.toContain(hw.id)
 
     // Rejoin: the submission is there again, the counts too.
     await join(api, s, c.inviteCode)
