@@ -8,6 +8,7 @@ import { announcementRoutes } from './modules/announcements/routes.ts'
 import { authRoutes } from './modules/auth/routes.ts'
 import { calendarFeedRoute, calendarRoutes } from './modules/calendar/routes.ts'
 import { courseRoutes } from './modules/courses/routes.ts'
+import { rosterRoutes } from './modules/rosters/routes.ts'
 import { emailRoutes } from './modules/email/routes.ts'
 import { experimentRoutes } from './modules/experiments/routes.ts'
 import { gradeRoutes } from './modules/grades/routes.ts'
@@ -25,6 +26,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
   return new Elysia({ prefix })
     .use(authRoutes(deps))
     .use(courseRoutes(deps))
+    .use(rosterRoutes(deps))
     .use(announcementRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(learningRoutes(deps))

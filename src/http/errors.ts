@@ -25,6 +25,8 @@ export const ERROR_CATALOGUE = {
   EMAIL_TAKEN: { code: 40902, status: 409, description: 'That email is already registered.' },
   JOINING_CLOSED: { code: 40903, status: 409, description: 'The course does not accept new members right now.' },
   HAS_SUBMISSIONS: { code: 40904, status: 409, description: 'Cannot delete: students have already submitted work.' },
+  ALREADY_TEACHER: { code: 40906, status: 409, description: 'That account already teaches this course.' },
+  STUDENT_ACCOUNT: { code: 40907, status: 409, description: 'A student account cannot become a teacher of a course.' },
   PAYLOAD_TOO_LARGE: { code: 41300, status: 413, description: 'The request body or upload is larger than allowed.' },
   UNSUPPORTED_MEDIA_TYPE: { code: 41500, status: 415, description: 'The Content-Type is not accepted by this endpoint.' },
   TOO_MANY_REQUESTS: { code: 42900, status: 429, description: 'Too many attempts; retry after `Retry-After` seconds.' },

@@ -19,12 +19,17 @@ export interface CourseAccess {
   id: string
   title: string
   teacherId: string
-  /** The caller's role in this course. */
+  /** The caller's role in this course: its owner and its co-teachers are TEACHER. */
   as: 'TEACHER' | 'STUDENT'
+  /** The caller owns the course (courses.teacher_id); false for co-teachers and students. */
+  owner: boolean
 }
 
-/** member: its teacher or a student; teacher: its teacher; student: a student of it. */
-export type CourseLevel = 'member' | 'teacher' | 'student'
+/**
+ * member: a teacher or a student of it; teacher: its owner or a co-teacher (every teacher
+ * right); owner: its owner only (managing co-teachers); student: a student of it.
+ */
+export type CourseLevel = 'member' | 'teacher' | 'owner' | 'student'
 
 /**
  * The one course guard: 404 for an unknown course, 403 for a non-member (or a non-teacher
@@ -32,15 +37,20 @@ export type CourseLevel = 'member' | 'teacher' | 'student'
  * a course through another id (an experiment, a resource) call it directly.
  */
 export async function courseAccess(sql: Sql, courseId: string, user: CurrentUser, level: CourseLevel): Promise<CourseAccess> {
-  const [row] = await sql<{ id: string; title: string; teacher_id: string; is_member: boolean }[]>`
+  // Co-teachers (sql/034) are teachers here, so every route guarded by `course: 'teacher'`
+  // (and every service that calls this) gives them the owner's rights.
+  const [row] = await sql<{ id: string; title: string; teacher_id: string; is_member: boolean; is_co_teacher: boolean }[]>`
     select c.id, c.title, c.teacher_id,
-           exists (select 1 from course_members m where m.course_id = c.id and m.user_id = ${user.id}) as is_member
+           exists (select 1 from course_members m where m.course_id = c.id and m.user_id = ${user.id}) as is_member,
+           exists (select 1 from course_teachers t where t.course_id = c.id and t.user_id = ${user.id}) as is_co_teacher
       from courses c
      where c.id = ${courseId}`
   if (!row) throw notFound('COURSE_NOT_FOUND', 'This course does not exist.')
-  const isTeacher = row.teacher_id === user.id
+  const owner = row.teacher_id === user.id
+  const isTeacher = owner || row.is_co_teacher
   if (!isTeacher && !row.is_member) throw forbidden('You are not a member of this course.')
   if (level === 'teacher' && !isTeacher) throw forbidden("Only this course's teacher can do this.")
+  if (level === 'owner' && !owner) throw forbidden("Only the course's owner can do this.")
   if (level === 'student' && isTeacher) throw forbidden('Only students of this course can do this.')
-  return { id: row.id, title: row.title, teacherId: row.teacher_id, as: isTeacher ? 'TEACHER' : 'STUDENT' }
+  return { id: row.id, title: row.title, teacherId: row.teacher_id, as: isTeacher ? 'TEACHER' : 'STUDENT', owner }
 }

@@ -44,6 +44,10 @@ const ACCEPTED_BODY_TYPES = ['application/json', 'multipart/form-data']
 const isOneClickUnsubscribe = (request: Request, type: string) =>
   type === 'application/x-www-form-urlencoded' && request.method === 'POST' && new URL(request.url).pathname.endsWith('/email/unsubscribe')
 
+// And a class list as CSV (POST /courses/{id}/roster): a cross-site form cannot send text/csv.
+const isRosterCsv = (request: Request, type: string) =>
+  type === 'text/csv' && request.method === 'POST' && /\/courses\/[^/]+\/roster$/.test(new URL(request.url).pathname)
+
 /** The request's media type without parameters, in lower case ('' when none is declared). */
 export const mediaType = (request: Request) => (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
 
@@ -161,7 +165,7 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
       if (raw && type && raw.split(';')[0]!.trim() !== type) {
         request.headers.set('content-type', type + raw.slice(raw.indexOf(';') === -1 ? raw.length : raw.indexOf(';')))
       }
-      if (hasBody && type && !ACCEPTED_BODY_TYPES.includes(type) && !isOneClickUnsubscribe(request, type)) {
+      if (hasBody && type && !ACCEPTED_BODY_TYPES.includes(type) && !isOneClickUnsubscribe(request, type) && !isRosterCsv(request, type)) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted; send application/json or multipart/form-data.`)
       }
       // A multipart body's size is judged by the upload route after identity and permission

@@ -201,10 +201,10 @@ describe('GET /courses/{courseId}/members', () => {
     expect(all.status).toBe(200)
     expect(all.data).toMatchObject({ total: 4, page: 1, pageSize: 50 })
     expect(all.data.items).toEqual([
-      { userId: t.id, username: t.username, displayName: 'The Teacher', role: 'TEACHER', joinedAt: '2026-11-24T08:00:00.000Z' },
-      { userId: students[2]!.id, username: students[2]!.username, displayName: 'S3', role: 'STUDENT', joinedAt: '2026-11-24T09:00:00.000Z' },
-      { userId: students[0]!.id, username: students[0]!.username, displayName: 'S1', role: 'STUDENT', joinedAt: '2026-11-24T10:00:00.000Z' },
-      { userId: students[1]!.id, username: students[1]!.username, displayName: 'S2', role: 'STUDENT', joinedAt: '2026-11-24T11:00:00.000Z' },
+      { userId: t.id, username: t.username, displayName: 'The Teacher', role: 'TEACHER', owner: true, joinedAt: '2026-11-24T08:00:00.000Z' },
+      { userId: students[2]!.id, username: students[2]!.username, displayName: 'S3', role: 'STUDENT', owner: false, joinedAt: '2026-11-24T09:00:00.000Z' },
+      { userId: students[0]!.id, username: students[0]!.username, displayName: 'S1', role: 'STUDENT', owner: false, joinedAt: '2026-11-24T10:00:00.000Z' },
+      { userId: students[1]!.id, username: students[1]!.username, displayName: 'S2', role: 'STUDENT', owner: false, joinedAt: '2026-11-24T11:00:00.000Z' },
     ])
 
     const p2 = await api.get(`/courses/${c.id}/members?page=2&pageSize=3`, { token: t.token })

@@ -212,11 +212,11 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
       return dialogs.shift()
     }
 
-    // Class list: every student.
+    // Class list: the owner, then every student.
     await p.goto(`/courses/${courseId}/manage?tab=classList`)
     await p.getByTestId('class-list').getByText('Chen Jie').waitFor()
-    expect(await p.getByTestId('class-list').locator('tbody tr').count()).toBe(3)
-    await p.getByText('3 students').waitFor()
+    expect(await p.getByTestId('class-list').locator('tbody tr').count()).toBe(4)
+    await p.getByText('4 people').waitFor()
     await expectAccessible(p, 'class list')
 
     // Settings: rename, close joining (a student's join is refused), replace the code.

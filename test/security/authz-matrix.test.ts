@@ -69,7 +69,7 @@ function expected(route: LiveRoute, caller: Caller): Outcome {
 }
 
 /** A fresh row of course A for routes that delete what they name. */
-async function throwaway(param: string): Promise<string> {
+async function throwaway(param: string, route: LiveRoute): Promise<string> {
   const t = { token: A.teacher.token }
   const base = `/courses/${A.course.id}`
   let r: Res
@@ -95,6 +95,23 @@ async function throwaway(param: string): Promise<string> {
     case 'resourceId':
       r = await api.post(`${base}/resources`, { ...t, form: formOf({ name: 'Temp', type: 'LINK', externalUrl: 'https://example.test' }) })
       break
+    case 'userId': {
+      // A fresh co-teacher or student of course A, straight in the database.
+      const id = crypto.randomUUID()
+      const username = `tmp${id.slice(0, 8)}`
+      const teacher = route.path.includes('/teachers/')
+      await w.sql`insert into users (id, username, email, password_hash, display_name, role)
+                  values (${id}, ${username}, ${username + '@example.test'}, 'x', ${username}, ${teacher ? 'TEACHER' : 'STUDENT'})`
+      if (teacher) await w.sql`insert into course_teachers (course_id, user_id, added_at) values (${A.course.id}, ${id}, now())`
+      else await w.sql`insert into course_members (course_id, user_id) values (${A.course.id}, ${id})`
+      return id
+    }
+    case 'invitationId': {
+      const email = `tmp-${crypto.randomUUID()}@example.test`
+      await api.post(`${base}/roster`, { ...t, json: { emails: [email] } })
+      const [row] = await w.sql<{ id: string }[]>`select id from course_invitations where course_id = ${A.course.id} and email = ${email}`
+      return row!.id
+    }
     default:
       throw new Error(`no throwaway ${param}`)
   }
@@ -140,7 +157,7 @@ async function digestOfA(): Promise<string> {
 
 async function call(route: LiveRoute, caller: Account, replace: Record<string, string> = {}) {
   const token = await tokenFor(route, caller, w)
-  return send(api, route, pathFor(route, A, replace), { ...(await validBody(route, A, w)), token })
+  return send(api, route, pathFor(route, A, replace), { ...(await validBody(route, A, w)), token }, w)
 }
 
 describe('the permission matrix on course A', () => {
@@ -153,7 +170,7 @@ describe('the permission matrix on course A', () => {
   test.each(routes.map((r) => [r.key, r] as const))('%s', async (_key, route) => {
     const deletes = route.method === 'DELETE'
     const replace: Record<string, string> = {}
-    if (deletes) for (const p of route.params.filter((p) => p !== 'courseId')) replace[p] = await throwaway(p)
+    if (deletes) for (const p of route.params.filter((p) => p !== 'courseId')) replace[p] = await throwaway(p, route)
     const failures: unknown[] = []
     const writes = route.method !== 'GET'
     const before = writes ? await digestOfA() : ''
@@ -209,7 +226,7 @@ describe('the permission matrix with an invalid body in every cell', () => {
       if (want === 'skip' || want === 'ok') continue
       for (const body of invalid(route)) {
         const token = await tokenFor(route, account[caller], w)
-        const r = await send(api, route, pathFor(route, A), { ...body, token })
+        const r = await send(api, route, pathFor(route, A), { ...body, token }, w)
         const code = want === 403 ? 40300 : NOT_FOUND_CODE.notificationId
         if (r.status !== want || r.code !== code || r.data !== null) failures.push({ caller, want, body: body.json ?? 'form', ...brief(r) })
       }
@@ -218,7 +235,7 @@ describe('the permission matrix with an invalid body in every cell', () => {
     // The refused callers are refused; the permitted one still learns what is wrong.
     const permitted = CALLERS.find((c) => expected(route, c) === 'ok')
     if (permitted) {
-      const r = await send(api, route, pathFor(route, A), { ...invalid(route)[0], token: await tokenFor(route, account[permitted], w) })
+      const r = await send(api, route, pathFor(route, A), { ...invalid(route)[0], token: await tokenFor(route, account[permitted], w) }, w)
       if (r.status !== 400) failures.push({ caller: permitted, want: 400, ...brief(r) })
     }
     expect(failures).toEqual([])
@@ -262,7 +279,7 @@ describe('ids of course B addressed under course A → 404, nothing of B in the 
       for (const param of route.params.filter((p) => p !== 'courseId')) {
         const caller = specOf(route).access === 'student' ? B.student : B.teacher
         const path = pathFor(route, B, { [param]: idFor(route, param, A) })
-        const r = await send(api, route, path, { ...(await validBody(route, B, w)), token: await tokenFor(route, caller, w) })
+        const r = await send(api, route, path, { ...(await validBody(route, B, w)), token: await tokenFor(route, caller, w) }, w)
         if (r.status !== 404 || r.code !== NOT_FOUND_CODE[param]) failures.push({ route: route.key, param, ...brief(r) })
         if (leaked(r, A).length) failures.push({ route: route.key, param, leaked: leaked(r, A) })
       }
@@ -446,7 +463,7 @@ describe('teacher-only data stays with the teacher', () => {
     const failures: unknown[] = []
     for (const who of [A.teacher, A.student, w.s3]) {
       await inChunks(gets, 10, async (route) => {
-        const r = await send(api, route, pathFor(route, A), { token: who.token })
+        const r = await send(api, route, pathFor(route, A), { token: who.token }, w)
         const text = (typeof r.body === 'string' ? r.body : JSON.stringify(r.body)).toLowerCase()
         if (r.status >= 500) failures.push({ route: route.key, who: who.username, ...brief(r) })
         if (/\$argon2|password/.test(text)) failures.push({ route: route.key, who: who.username, hash: true })

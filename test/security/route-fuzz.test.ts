@@ -50,7 +50,7 @@ const INFRASTRUCTURE = /^GET \/(?:v3\/api-docs|docs-ui\.html|docs-ui\/[^/]+|stat
 /** Calls a route as its authorised caller on course A's side. */
 async function asAuthorised(route: LiveRoute, path: string, o: { json?: unknown; form?: FormData; raw?: string; headers?: Record<string, string> }) {
   const token = await tokenFor(route, authorisedCaller(route, w.A, w), w)
-  return send(api, route, path, { ...o, token })
+  return send(api, route, path, { ...o, token }, w)
 }
 
 /** `ok` when the response is a well-formed 4xx error envelope or the route's success. */
@@ -107,7 +107,7 @@ describe('anonymous requests → 401 (40100)', () => {
   })
 
   test.each(each(ALL.filter((r) => specOf(r).access === 'public')))('%s is reachable without credentials', async (_key, route) => {
-    const r = await send(api, route, pathFor(route, w.A), await validBody(route, w.A, w))
+    const r = await send(api, route, pathFor(route, w.A), await validBody(route, w.A, w), w)
     expect({ status: r.status, code: r.code }).toEqual({ status: specOf(route).ok, code: 0 })
   })
 })
@@ -353,12 +353,12 @@ describe('hostile query strings', () => {
   test.each(each(GETS))('%s: never 500; bad paging → 400 where the route pages', async (_key, route) => {
     const base = pathFor(route, w.A).split('?')[0]!
     const token = await tokenFor(route, authorisedCaller(route, w.A, w), w)
-    const plain = await send(api, route, base, { token })
+    const plain = await send(api, route, base, { token }, w)
     expect(plain.status).toBe(specOf(route).ok)
     const pages = plain.data !== null && typeof plain.data === 'object' && 'pageSize' in plain.data
     const failures: unknown[] = []
     await inChunks([...PAGE_INPUTS, ...OTHER_INPUTS], 10, async (q) => {
-      const r = await send(api, route, `${base}?${q}`, { token })
+      const r = await send(api, route, `${base}?${q}`, { token }, w)
       if (pages && PAGE_INPUTS.includes(q)) {
         if (r.status !== 400 || r.code !== 40001) failures.push({ q, ...brief(r) })
       } else if (!acceptable(route, r)) failures.push({ q: q.slice(0, 40), ...brief(r) })

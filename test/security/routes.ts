@@ -62,6 +62,16 @@ export interface RouteSpec {
   query?: (s: Side) => string
   /** The JSON body has no string fields (only switches): nothing to oversize. */
   noStrings?: boolean
+  /** The call changes the shared world (a student leaves): puts it back, after every call. */
+  restore?: (w: World) => Promise<void>
+}
+
+/** A TEACHER account made straight in the database (no password hashing): its username. */
+async function freshTeacher(w: World): Promise<string> {
+  const username = uniq('ct')
+  await w.sql`insert into users (id, username, email, password_hash, display_name, role)
+              values (${crypto.randomUUID()}, ${username}, ${username + '@example.test'}, 'x', ${username}, 'TEACHER')`
+  return username
 }
 
 const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString()
@@ -102,6 +112,24 @@ export const ROUTES: Record<string, RouteSpec> = {
   'PATCH /courses/:courseId': { access: 'teacher', ok: 200, json: (s) => ({ title: s.course.title }) },
   'POST /courses/:courseId/invite-code': { access: 'teacher', ok: 200 },
   'GET /courses/:courseId/members': { access: 'member', ok: 200 },
+
+  // Rosters and co-teachers (owner-only routes are 'teacher' here: course A has no co-teacher)
+  'POST /courses/:courseId/teachers': { access: 'teacher', ok: 201, json: async (_s, w) => ({ identifier: await freshTeacher(w) }) },
+  'DELETE /courses/:courseId/teachers/:userId': { access: 'teacher', ok: 200 },
+  'POST /courses/:courseId/leave': {
+    access: 'student',
+    ok: 200,
+    // Course A's students leave for real: they are members again after every call.
+    restore: async (w) => {
+      await w.sql`insert into course_members (course_id, user_id)
+                  values (${w.A.course.id}, ${w.A.student.id}), (${w.A.course.id}, ${w.s3.id})
+                  on conflict do nothing`
+    },
+  },
+  'DELETE /courses/:courseId/members/:userId': { access: 'teacher', ok: 200 },
+  'POST /courses/:courseId/roster': { access: 'teacher', ok: 200, json: () => ({ emails: [`${uniq('roster')}@example.test`] }) },
+  'GET /courses/:courseId/roster/invitations': { access: 'teacher', ok: 200 },
+  'DELETE /courses/:courseId/roster/invitations/:invitationId': { access: 'teacher', ok: 200 },
 
   // Announcements
   'POST /courses/:courseId/announcements': {
@@ -261,6 +289,8 @@ export const NOT_FOUND_CODE: Record<string, number> = {
   resourceId: 40407,
   notificationId: 40408,
   announcementId: 40409,
+  userId: 40400,
+  invitationId: 40400,
 }
 
 export function specOf(route: LiveRoute): RouteSpec {
@@ -292,6 +322,11 @@ export function idFor(route: LiveRoute, param: string, s: Side): string {
       return s.notification.id
     case 'submissionId':
       return route.path.includes('/learning/') ? s.learningSubmission.id : s.experimentSubmission.id
+    case 'userId':
+      // Never course A's own student: a DELETE of it would change the shared world.
+      return route.path.includes('/teachers/') ? s.teacher.id : s.student.id
+    case 'invitationId':
+      return s.invitation.id
   }
   throw new Error(`no id for path parameter ${param} of ${route.key}`)
 }
@@ -336,8 +371,10 @@ export async function validBody(route: LiveRoute, s: Side, w: World): Promise<Pi
   return {}
 }
 
-export function send(api: Client, route: LiveRoute, path: string, o: CallOptions): Promise<Res> {
-  return api.call(route.method, path, o)
+export async function send(api: Client, route: LiveRoute, path: string, o: CallOptions, w?: World): Promise<Res> {
+  const r = await api.call(route.method, path, o)
+  if (w) await specOf(route).restore?.(w)
+  return r
 }
 
 /** Runs `fn` over `items` in chunks of `size` concurrent calls. */

@@ -26,6 +26,8 @@ export interface Side {
   experimentSubmission: { id: string }
   /** One of the side's student's notifications. */
   notification: { id: string }
+  /** A pending roster invitation of the course. */
+  invitation: { id: string }
 }
 
 export interface World {
@@ -121,6 +123,9 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
   const inbox = await api.get('/notifications', st)
   must(inbox, 200, 'inbox')
   if (!inbox.data.items.length) throw new Error('the student has no notification')
+  must(await api.post(`/courses/${course.id}/roster`, { ...tok, json: { emails: [`invitee-${label.toLowerCase()}-${course.id}@example.test`] } }), 200, 'roster')
+  const invitations = await api.get(`/courses/${course.id}/roster/invitations`, tok)
+  must(invitations, 200, 'invitations')
 
   return {
     teacher,
@@ -137,6 +142,7 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
     learningSubmission: { id: ls.data.id },
     experimentSubmission: { id: es.data.id },
     notification: { id: inbox.data.items[0].id },
+    invitation: { id: invitations.data.items[0].id },
   }
 }
 

@@ -6,6 +6,7 @@ import { isLocale } from '../../i18n/locale.ts'
 import type { CurrentUser } from '../../http/guards.ts'
 import { newId } from '../../lib/ids.ts'
 import type { LoginBody, RegisterBody, UpdateMeBody } from './model.ts'
+import { enrolInvitedUser } from '../rosters/service.ts'
 import * as q from './queries.ts'
 
 type UserLike = Pick<CurrentUser, 'id' | 'username' | 'email' | 'displayName' | 'role' | 'createdAt' | 'locale'>
@@ -50,6 +51,9 @@ export async function register(sql: Sql, body: RegisterBody, now: Date) {
     if (taken?.username_taken) throw conflict('USERNAME_TAKEN', 'That username is already taken. Please choose another.')
     throw conflict('EMAIL_TAKEN', 'An account with that email already exists. Try logging in instead.')
   }
+  // Courses that imported this address in a roster enrol the new student (issue 23).
+  // TODO(accounts branch, e-mail verification): move this call to the step that verifies the address.
+  if (row.role === 'STUDENT') await enrolInvitedUser(sql, row.id, row.email, now)
   return toUser(fromRow(row))
 }
 

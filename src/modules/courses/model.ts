@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
+import { PageQuery, pageOf } from '../../http/pagination.ts'
 import { plainText } from '../../http/text.ts'
 
 export const TITLE_MAX = 120
@@ -45,7 +46,20 @@ export const Member = z
     userId: Uuid,
     username: z.string(),
     displayName: z.string(),
-    role: CourseRole,
-    joinedAt: IsoDateTime.meta({ description: "For the teacher: the course's creation time." }),
+    role: CourseRole.meta({ description: 'TEACHER for the owner and the co-teachers.' }),
+    owner: z.boolean().meta({ description: "The course's owner (who created it); co-teachers and students: false." }),
+    joinedAt: IsoDateTime.meta({ description: "For the owner: the course's creation time; for a co-teacher: when they were added." }),
   })
   .meta({ id: 'CourseMember' })
+
+export const MembersQuery = PageQuery.extend({
+  q: z.string().trim().max(100, 'must be at most 100 characters').optional().meta({ description: 'Keep members whose name or username contains this (case-insensitive).' }),
+  after: z.string().max(500, 'is not a cursor from this list').optional().meta({
+    description: "The previous page's `nextCursor`: the next students after it, in constant time whatever the page (teachers come on the first page only).",
+  }),
+})
+export type MembersQuery = z.infer<typeof MembersQuery>
+
+export const MemberPage = pageOf(Member).extend({
+  nextCursor: z.string().nullable().meta({ description: 'Pass as `after` for the next students; null on the last page.' }),
+})

@@ -13,8 +13,10 @@ export interface CourseRow {
   teacher_id: string
   teacher_username: string
   teacher_display_name: string
-  /** The teacher plus the students. */
+  /** The owner, the co-teachers and the students. */
   member_count: number
+  /** The viewer co-teaches this course. */
+  co_teacher: boolean
 }
 
 /** Inserts a course unless its invite code is taken; null means "draw another code". */
@@ -30,28 +32,39 @@ export async function insertCourse(
   return row ?? null
 }
 
-export async function findCourse(sql: Db, courseId: string) {
+/**
+ * Owner + co-teachers + students, from the counters kept by triggers (sql/034): one keyed row,
+ * whatever the size of the course (no count of its members per request).
+ */
+const memberCount = (sql: Db) => sql`
+           1 + coalesce((select cc.co_teachers + cc.students from course_counters cc where cc.course_id = c.id), 0) as member_count`
+
+export async function findCourse(sql: Db, courseId: string, viewerId: string) {
   const [row] = await sql<CourseRow[]>`
     select c.id, c.title, c.description, c.invite_code, c.joining_open, c.created_at,
            t.id as teacher_id, t.username as teacher_username, t.display_name as teacher_display_name,
-           1 + (select count(*) from course_members m where m.course_id = c.id)::int as member_count
+           ${memberCount(sql)},
+           exists (select 1 from course_teachers ct where ct.course_id = c.id and ct.user_id = ${viewerId}) as co_teacher
       from courses c
       join users t on t.id = c.teacher_id
      where c.id = ${courseId}`
   return row ?? null
 }
 
-/** The courses a user teaches or has joined, most recently created/joined first. */
+/** The courses a user owns, co-teaches or has joined, most recently created/added/joined first. */
 export async function listCoursesOf(sql: Db, userId: string) {
   return sql<CourseRow[]>`
     with mine as (
-      select id as course_id, created_at as since from courses where teacher_id = ${userId}
+      select id as course_id, created_at as since, false as co_teacher from courses where teacher_id = ${userId}
       union all
-      select course_id, joined_at from course_members where user_id = ${userId}
+      select course_id, added_at, true from course_teachers where user_id = ${userId}
+      union all
+      select course_id, joined_at, false from course_members where user_id = ${userId}
     )
     select c.id, c.title, c.description, c.invite_code, c.joining_open, c.created_at,
            t.id as teacher_id, t.username as teacher_username, t.display_name as teacher_display_name,
-           1 + (select count(*) from course_members m where m.course_id = c.id)::int as member_count
+           ${memberCount(sql)},
+           mine.co_teacher
       from mine
       join courses c on c.id = mine.course_id
       join users t on t.id = c.teacher_id
@@ -104,35 +117,71 @@ export interface MemberRow {
   username: string
   display_name: string
   role: 'TEACHER' | 'STUDENT'
+  owner: boolean
   joined_at: Date
+  /** joined_at as PostgreSQL's text (microseconds and offset): the exact keyset of a cursor. */
+  joined_key: string
 }
 
-/** Teacher first (joined = course creation), then students by join time. */
-export async function listMembers(sql: Db, courseId: string, limit: number, offset: number) {
+/** The owner (joined = course creation), then the co-teachers by when they were added: a handful of rows. */
+export async function listTeachers(sql: Db, courseId: string) {
   return sql<MemberRow[]>`
-    with people as (
-      select c.teacher_id as user_id, 'TEACHER' as role, c.created_at as joined_at, 0 as rank
-        from courses c where c.id = ${courseId}
-      union all
-      select m.user_id, 'STUDENT', m.joined_at, 1
-        from course_members m where m.course_id = ${courseId}
-    )
-    select p.user_id, u.username, u.display_name, p.role, p.joined_at
-      from people p
+    select u.id as user_id, u.username, u.display_name, 'TEACHER' as role, p.owner, p.joined_at, p.joined_at::text as joined_key
+      from (select c.teacher_id as user_id, true as owner, c.created_at as joined_at, 0 as rank
+              from courses c where c.id = ${courseId}
+            union all
+            select t.user_id, false, t.added_at, 1
+              from course_teachers t where t.course_id = ${courseId}) p
       join users u on u.id = p.user_id
-     order by p.rank, p.joined_at, p.user_id
-     limit ${limit} offset ${offset}`
+     order by p.rank, p.joined_at, p.user_id`
 }
 
-export async function countMembers(sql: Db, courseId: string) {
-  const [row] = await sql<{ total: number }[]>`
-    select 1 + count(*)::int as total from course_members where course_id = ${courseId}`
-  return row!.total
+/** Where a page of students starts: after (joined_at, user_id) of the previous page's last row. */
+export interface StudentCursor {
+  joinedKey: string
+  userId: string
 }
 
 /**
- * The courses a user teaches or has joined, as the body of a `with my_courses as (…)` CTE with
- * columns (id, title, is_teacher): two index lookups (taught, joined) rather than an OR over
+ * One window of the course's students in join order, walked in course_members_join_order_idx
+ * (sql/034) without touching the table: the index carries the names. `after` starts after a
+ * row (a keyset, constant cost); otherwise `offset` rows of the index are skipped. `search`
+ * keeps the rows whose name or username contains it (case-insensitive), still index-only.
+ */
+export async function listStudents(
+  sql: Db,
+  courseId: string,
+  w: { limit: number; offset: number; after: StudentCursor | null; search: string | null },
+) {
+  return sql<MemberRow[]>`
+    select m.user_id, m.username, m.display_name, 'STUDENT' as role, false as owner, m.joined_at, m.joined_at::text as joined_key
+      from course_members m
+     where m.course_id = ${courseId}
+       ${w.after ? sql`and (m.joined_at, m.user_id) > (${w.after.joinedKey}::timestamptz, ${w.after.userId}::uuid)` : sql``}
+       ${w.search ? sql`and (strpos(lower(m.display_name), ${w.search}) > 0 or strpos(lower(m.username), ${w.search}) > 0)` : sql``}
+     order by m.joined_at, m.user_id
+     limit ${w.limit} ${w.offset > 0 ? sql`offset ${w.offset}` : sql``}`
+}
+
+/** Students (counter row) and co-teachers of the course, from course_counters (sql/034). */
+export async function courseCounts(sql: Db, courseId: string) {
+  const [row] = await sql<{ students: number; co_teachers: number; invitations: number }[]>`
+    select students, co_teachers, invitations from course_counters where course_id = ${courseId}`
+  return row ?? { students: 0, co_teachers: 0, invitations: 0 }
+}
+
+/** The students whose name or username contains `search` (index-only, bounded by the course). */
+export async function countMatchingStudents(sql: Db, courseId: string, search: string) {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from course_members m
+     where m.course_id = ${courseId}
+       and (strpos(lower(m.display_name), ${search}) > 0 or strpos(lower(m.username), ${search}) > 0)`
+  return row!.n
+}
+
+/**
+ * The courses a user teaches (owns or co-teaches) or has joined, as the body of a `with my_courses as (…)` CTE with
+ * columns (id, title, is_teacher): three index lookups (owned, co-taught, joined) rather than an OR over
  * every course. Shared by the homework centre, the experiments list and the calendar feed.
  */
 export function myCourses(sql: Sql | TxSql, userId: string) {
@@ -142,6 +191,11 @@ export function myCourses(sql: Sql | TxSql, userId: string) {
       select c.id, c.title, true as is_teacher
         from courses c
        where c.teacher_id = ${userId}
+      union all
+      select c.id, c.title, true
+        from course_teachers t
+        join courses c on c.id = t.course_id
+       where t.user_id = ${userId}
       union all
       select c.id, c.title, false
         from course_members m
@@ -161,3 +215,4 @@ export function roster(sql: Db, courseId: string, studentId: string | null, wind
      order by lower(r.display_name), lower(r.username), r.user_id
      ${window ? sql`limit ${window.limit} offset ${window.offset}` : sql``})`
 }
+

@@ -3,9 +3,8 @@ import { z } from 'zod'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
-import { pageOf, PageQuery } from '../../http/pagination.ts'
 import { CourseParams } from '../../http/params.ts'
-import { Course, CreateCourseBody, JoinBody, Member, UpdateCourseBody } from './model.ts'
+import { Course, CreateCourseBody, JoinBody, MemberPage, MembersQuery, UpdateCourseBody } from './model.ts'
 import * as service from './service.ts'
 
 export function courseRoutes(deps: Deps) {
@@ -92,12 +91,15 @@ export function courseRoutes(deps: Deps) {
       async ({ params, query }) => ok(await service.listMembers(sql, params.courseId, query)),
       {
         params: CourseParams,
-        query: PageQuery,
+        query: MembersQuery,
         course: 'member',
-        response: { 200: envelope(pageOf(Member)) },
+        response: { 200: envelope(MemberPage) },
         detail: {
           summary: 'Course members (members)',
-          description: "The teacher first (joinedAt = the course's creation), then students by join time. Paginated.",
+          description:
+            "The owner first (joinedAt = the course's creation, `owner: true`), then the co-teachers (role TEACHER), then students by join time. " +
+            'Paginated by `page`/`pageSize`, or by `after` = the previous `nextCursor` (constant cost at any depth). `q` searches names and usernames. ' +
+            '`total` is read from a counter kept by the database.',
         },
       },
     )

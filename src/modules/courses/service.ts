@@ -1,13 +1,13 @@
 import postgres from 'postgres'
 import type { Sql } from '../../db/connect.ts'
 import { iso } from '../../http/envelope.ts'
-import { AppError, conflict, forbidden, notFound } from '../../http/errors.ts'
+import { AppError, conflict, forbidden, invalidField, notFound } from '../../http/errors.ts'
 import type { CurrentUser } from '../../http/guards.ts'
-import { offsetOf, page, type PageQuery } from '../../http/pagination.ts'
+import { offsetOf, page } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { studentJoined } from '../reminders/hooks.ts'
 import { normaliseInviteCode, randomInviteCode, type CodeGenerator } from './invite-code.ts'
-import type { CreateCourseBody, UpdateCourseBody } from './model.ts'
+import type { CreateCourseBody, MembersQuery, UpdateCourseBody } from './model.ts'
 import * as q from './queries.ts'
 
 /** A collision among ~8.5e11 codes is rare; several in a row means something else is wrong. */
@@ -15,7 +15,8 @@ const CODE_ATTEMPTS = 5
 
 /** The one row → API mapping for courses. The invite code and joining switch are the teacher's only. */
 export const toCourse = (r: q.CourseRow, viewerId: string) => {
-  const isTeacher = r.teacher_id === viewerId
+  // Co-teachers see what the owner sees (sql/034).
+  const isTeacher = r.teacher_id === viewerId || r.co_teacher
   return {
     id: r.id,
     title: r.title,
@@ -34,6 +35,7 @@ const toMember = (r: q.MemberRow) => ({
   username: r.username,
   displayName: r.display_name,
   role: r.role,
+  owner: r.owner,
   joinedAt: iso(r.joined_at)!,
 })
 
@@ -45,7 +47,7 @@ const unknownCode = () => notFound('COURSE_NOT_FOUND', 'No course has this invit
 const codesExhausted = () => new AppError('UNAVAILABLE', 'Could not allocate a unique invite code; please retry.')
 
 async function courseFor(sql: Sql, courseId: string, viewerId: string) {
-  const row = await q.findCourse(sql, courseId)
+  const row = await q.findCourse(sql, courseId, viewerId)
   if (!row) throw notFound('COURSE_NOT_FOUND', 'This course does not exist.')
   return toCourse(row, viewerId)
 }
@@ -115,10 +117,50 @@ export async function joinCourse(sql: Sql, user: CurrentUser, inviteCode: string
   return courseFor(sql, courseId, user.id)
 }
 
-export async function listMembers(sql: Sql, courseId: string, query: PageQuery) {
-  const [rows, total] = await Promise.all([
-    q.listMembers(sql, courseId, query.pageSize, offsetOf(query)),
-    q.countMembers(sql, courseId),
+/** An opaque keyset cursor: the last student row of a page, (joined_at as text, user id). */
+const encodeCursor = (r: q.MemberRow) => Buffer.from(JSON.stringify([r.joined_key, r.user_id])).toString('base64url')
+
+function decodeCursor(cursor: string): q.StudentCursor {
+  try {
+    const [joinedKey, userId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[]
+    const at = typeof joinedKey === 'string' ? PG_TIMESTAMPTZ.exec(joinedKey) : null
+    // Checked as a real instant here, so a forged cursor is a 400, never a database error.
+    if (at && typeof userId === 'string' && UUID.test(userId) && !Number.isNaN(Date.parse(`${at[1]}T${at[2]}${at[3]}:${at[4] ?? '00'}`))) {
+      return { joinedKey: joinedKey as string, userId }
+    }
+  } catch {}
+  throw invalidField('after', 'is not a cursor from this list')
+}
+const PG_TIMESTAMPTZ = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d{1,6})?)([+-]\d\d)(?::?(\d\d))?$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * The owner, the co-teachers, then the students in join order, paged. Every read costs the
+ * same at 30 and 100,000 students: the total comes from the course's counter row, the teachers
+ * are a handful of keyed rows, and students are read from an index in order (sql/034): page N
+ * walks the index alone; `after` (the `nextCursor` of the previous page) seeks to its row.
+ * `q` filters by name or username (case-insensitive, contains): the one read that walks the
+ * course's index entries, which the class list's search needs.
+ */
+export async function listMembers(sql: Sql, courseId: string, query: MembersQuery) {
+  const search = query.q ? query.q.toLowerCase() : null
+  const after = query.after ? decodeCursor(query.after) : null
+  const offset = offsetOf(query)
+  const [teachers, counts] = await Promise.all([q.listTeachers(sql, courseId), search ? null : q.courseCounts(sql, courseId)])
+  const matching = search
+    ? teachers.filter((t) => t.display_name.toLowerCase().includes(search) || t.username.toLowerCase().includes(search))
+    : teachers
+  // With a cursor the page holds students only (the teachers came on the first page).
+  const teacherItems = after ? [] : matching.slice(offset, offset + query.pageSize)
+  const limit = query.pageSize - teacherItems.length
+  const studentOffset = after ? 0 : Math.max(0, offset - matching.length)
+  const [students, studentTotal] = await Promise.all([
+    limit > 0 ? q.listStudents(sql, courseId, { limit, offset: studentOffset, after, search }) : Promise.resolve([] as q.MemberRow[]),
+    search ? q.countMatchingStudents(sql, courseId, search) : Promise.resolve(counts!.students),
   ])
-  return page(rows.map(toMember), total, query)
+  const last = students.length === limit && limit > 0 ? students[students.length - 1] : undefined
+  return {
+    ...page([...teacherItems, ...students].map(toMember), matching.length + studentTotal, query),
+    nextCursor: last ? encodeCursor(last) : null,
+  }
 }

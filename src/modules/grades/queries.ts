@@ -29,7 +29,7 @@ export async function studentTotals(sql: TxSql, courseId: string, window: RowWin
            case when g.task_graded + g.lab_graded > 0
                 then round((g.task_score_sum + g.lab_score_sum) / (g.task_graded + g.lab_graded), 2) end as average_score,
            coalesce(g.task_scores, '{}') as task_scores,
-           (select count(*)::int from course_members c where c.course_id = ${courseId}) as total
+           coalesce((select cc.students from course_counters cc where cc.course_id = ${courseId}), 0) as total
       from ${roster(sql, courseId, null, window)} m
       left join grade_totals g on g.course_id = ${courseId} and g.student_id = m.user_id
      order by m.sort_name, m.sort_username, m.user_id`

@@ -1,5 +1,5 @@
 import type { TxSql } from '../../db/connect.ts'
-import { cancelStaleForTask, generateForStudent, generateForTask, lockTask } from './queries.ts'
+import { cancelPendingForStudent, cancelStaleForTask, generateForStudent, generateForStudents, generateForTask, lockTask } from './queries.ts'
 
 /**
  * Seams between the learning/courses features and homework reminders, called inside the
@@ -36,4 +36,14 @@ export async function homeworkCreated(tx: TxSql, taskId: string, now: Date): Pro
 
 export async function studentJoined(tx: TxSql, courseId: string, userId: string, now: Date): Promise<void> {
   await generateForStudent(tx, courseId, userId, now)
+}
+
+/** Many memberships inserted at once (pairs by position): each student's events, as `studentJoined`. */
+export async function studentsJoined(tx: TxSql, courseIds: string[], userIds: string[], now: Date): Promise<void> {
+  await generateForStudents(tx, courseIds, userIds, now)
+}
+
+/** The membership was deleted in this transaction: the student's pending reminders of the course go. */
+export async function studentLeft(tx: TxSql, courseId: string, userId: string): Promise<void> {
+  await cancelPendingForStudent(tx, courseId, userId)
 }

@@ -102,6 +102,42 @@ export async function generateForStudent(tx: TxSql, courseId: string, userId: st
   return res.count
 }
 
+/**
+ * Late joiners in bulk (a roster import, invited addresses enrolled at registration): the
+ * events `generateForStudent` gives one student, for every (course, student) pair in one
+ * INSERT … SELECT.
+ */
+export async function generateForStudents(tx: TxSql, courseIds: string[], userIds: string[], now: Date) {
+  if (courseIds.length === 0) return 0
+  const res = await tx`
+    insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
+    select gen_uuid_v7(), t.id, j.user_id, tr.trigger_type, tr.scheduled_at, ${now}
+      from unnest(${courseIds}::uuid[], ${userIds}::uuid[]) as j (course_id, user_id)
+      join learning_tasks t on t.course_id = j.course_id
+      ${triggersOf(tx, now, true)}
+     where t.task_kind = 'HOMEWORK'
+       and tr.enabled
+       and ${isAhead(tx, now)}
+     order by j.user_id, t.id
+    on conflict do nothing`
+  return res.count
+}
+
+/**
+ * A student left or was removed: their pending events of the course's tasks are canceled (sent
+ * ones stay as history). Found through the student's events (target index), each task by key.
+ */
+export async function cancelPendingForStudent(tx: TxSql, courseId: string, userId: string) {
+  const res = await tx`
+    update homework_reminder_events e
+       set canceled = true
+      from learning_tasks t
+     where e.target_user_id = ${userId}
+       and e.sent_at is null and not e.canceled
+       and t.id = e.task_id and t.course_id = ${courseId}`
+  return res.count
+}
+
 export interface DeliveredBatch {
   /** Events claimed (locked) by this batch: sent + canceled. */
   claimed: number

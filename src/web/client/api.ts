@@ -58,7 +58,11 @@ export async function api<T>(method: string, path: string, body?: unknown, opts:
   const headers: Record<string, string> = { accept: 'application/json', 'accept-language': currentLocale() }
   let payload: BodyInit | undefined
   if (body instanceof FormData) payload = body
-  else if (body !== undefined) {
+  else if (body instanceof Blob) {
+    // A typed file body (a class list as text/csv).
+    headers['content-type'] = body.type
+    payload = body
+  } else if (body !== undefined) {
     headers['content-type'] = 'application/json'
     payload = JSON.stringify(body)
   }

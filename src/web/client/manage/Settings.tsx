@@ -1,12 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { api, fieldErrors } from '../api.ts'
-import { formatDate } from '../i18n/format.ts'
 import { useT } from '../i18n/index.ts'
-import { keys, useMembers } from '../queries.ts'
+import { keys } from '../queries.ts'
 import type { Course } from '../types.ts'
-import { Checkbox, TableWrap, TextArea, TextField } from '../ui/form.tsx'
-import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
+import { Checkbox, TextArea, TextField } from '../ui/form.tsx'
+import { ErrorNotice, Success } from '../ui/Notice.tsx'
 import { NS } from './messages.ts'
 import type { TabProps } from './types.ts'
 import { useUnsavedChanges } from './useUnsavedChanges.ts'
@@ -75,44 +74,5 @@ export function SettingsTab({ course }: TabProps) {
         {rotate.error != null && <ErrorNotice error={rotate.error} />}
       </div>
     </div>
-  )
-}
-
-/** Everyone in the course: the teacher, then students by join time. */
-export function ClassListTab({ course }: TabProps) {
-  const { t } = useT(NS)
-  const members = useMembers(course.id)
-  return (
-    <QueryView query={members}>
-      {(list) => {
-        const students = list.filter((m) => m.role === 'STUDENT')
-        if (!students.length) return <Empty>{t('classList.none')}</Empty>
-        return (
-          <>
-            <p>{t('classList.count', { count: students.length })}</p>
-            <TableWrap label={t('classList.table')}>
-              <table data-testid="class-list">
-                <thead>
-                  <tr>
-                    <th scope="col">{t('classList.name')}</th>
-                    <th scope="col">{t('classList.username')}</th>
-                    <th scope="col">{t('classList.joined')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {students.map((m) => (
-                    <tr key={m.userId}>
-                      <th scope="row">{m.displayName || m.username}</th>
-                      <td>@{m.username}</td>
-                      <td>{formatDate(m.joinedAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          </>
-        )
-      }}
-    </QueryView>
   )
 }

@@ -12,6 +12,7 @@ import { PageSkeleton, Skeleton } from '../ui/Skeleton.tsx'
 import { allTasks } from '../workspace/data.ts'
 import { FocusTaskProvider } from '../workspace/focus.tsx'
 import { WORKSPACE } from '../workspace/messages.ts'
+import { LeaveCourse } from '../roster/LeaveCourse.tsx'
 import {
   AnnouncementsSection,
   ExperimentsSection,
@@ -61,7 +62,7 @@ export default function CourseWorkspacePage() {
       </>
     )
   const c = course.data
-  const isTeacher = c.teacher?.id === me.id
+  const isTeacher = c.myRole === 'TEACHER'
 
   return (
     <>
@@ -80,6 +81,7 @@ export default function CourseWorkspacePage() {
             {t('manageCourse')}
           </Link>
         )}
+        {c.myRole === 'STUDENT' && <LeaveCourse courseId={c.id} title={c.title} />}
       </div>
       <Loaded query={modules} skeleton={<Skeleton variant="cards" lines={3} />}>
         {(list) => {

@@ -50,7 +50,7 @@ export default function CoursesPage() {
 
 function CourseCard({ course, me }: { course: Course; me: User }) {
   const { t } = useT(NS)
-  const teaches = course.teacher?.id === me.id
+  const teaches = course.myRole === 'TEACHER'
   return (
     <li className="card">
       <h3>

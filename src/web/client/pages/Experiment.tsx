@@ -65,7 +65,7 @@ function ExperimentView({ courseId, experimentId }: { courseId: string; experime
       </>
     )
   const e = experiment.data
-  const isTeacher = course.data.teacher?.id === me.id
+  const isTeacher = course.data.myRole === 'TEACHER'
   const remaining = (new Date(e.dueAt).getTime() - now) / 1000
   return (
     <>

@@ -10,7 +10,8 @@ import { LearningTab } from '../manage/Learning.tsx'
 import { NS } from '../manage/messages.ts'
 import { ModulesTab } from '../manage/Modules.tsx'
 import { ResourcesTab } from '../manage/Resources.tsx'
-import { ClassListTab, SettingsTab } from '../manage/Settings.tsx'
+import { SettingsTab } from '../manage/Settings.tsx'
+import { ClassListTab } from '../roster/ClassList.tsx'
 import type { TabProps } from '../manage/types.ts'
 import { useCourse, useMe } from '../queries.ts'
 import { CopyButton } from '../ui/CopyButton.tsx'
@@ -48,7 +49,7 @@ export default function ManagePage() {
       </>
     )
   const c = course.data
-  if (c.teacher?.id !== me.id)
+  if (c.myRole !== 'TEACHER')
     return (
       <>
         <h1>{t('page.title', { title: c.title })}</h1>
