@@ -38,6 +38,14 @@ const en = {
     emailTaken: 'An account with that email already exists. Try logging in instead.',
     loginThrottled: 'Too many failed login attempts. Try again in {{minutes}} minute(s).',
     badCredentials: 'The username/email or password is incorrect.',
+    linkInvalid: 'The link is invalid or has expired.',
+    resetUnavailable: 'Password reset by e-mail is not available on this server.',
+    emailUnavailable: 'E-mail is not available on this server.',
+    teacherRegistrationClosed: 'Registering as a teacher is closed on this server. Ask your school for a teacher account.',
+    alreadyVerified: 'Your e-mail address is already verified.',
+    verificationThrottled: 'Too many verification e-mails. Try again later.',
+    forgotThrottled: 'Too many password reset requests from this address. Try again later.',
+    noSuchSession: 'You have no active session with this id.',
     teachersOnly: 'Only teachers can do this.',
     studentsOnly: 'Only students can do this.',
     // courses
@@ -86,6 +94,8 @@ const en = {
     fieldValueTooLong: '{{field}}: the value is too long',
   },
   field: {
+    notCurrentPassword: 'is not your current password',
+    alreadyYourAddress: 'is already your address',
     mustBeNumber: 'must be a number',
     atMostScores: 'at most {{max}} scores',
     scoreOrQuestionScores: 'is required (or give questionScores)',
