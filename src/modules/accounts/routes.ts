@@ -55,7 +55,7 @@ export function accountRoutes(deps: Deps) {
         detail: {
           summary: 'Change my e-mail address',
           description:
-            '202: a verification link goes to `newEmail`; the address changes when it is used (409 if taken meanwhile), and the old address, if verified, gets a notice. A wrong `currentPassword` → 400 and counts as a failed login. Address taken → 409 (40902). Shares the verification-mail limit (1 a minute, 5 a day).',
+            '202: a verification link goes to `newEmail`; the address changes when it is used (409 if taken meanwhile), and the old address, if verified, gets a notice. A wrong `currentPassword` → 400 and counts as a failed login. Address taken → 409 (40902). At most 1 a minute and 5 a day.',
         },
       },
     )

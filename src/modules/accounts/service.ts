@@ -62,9 +62,10 @@ async function reserveOr429(sql: Sql, scopes: { key: string; limit: number; wind
   )
 }
 
-const verificationScopes = (userId: string) => [
-  { key: `verify-mail-minute:${userId}`, limit: LIMITS.verificationMailsPerMinute, windowSeconds: 60 },
-  { key: `verify-mail-day:${userId}`, limit: LIMITS.verificationMailsPerDay, windowSeconds: 86_400 },
+/** Verification mails (`verify`) and address-change mails (`change`) per user: 1 a minute, 5 a day each. */
+const mailScopes = (kind: 'verify' | 'change', userId: string) => [
+  { key: `${kind}-mail-minute:${userId}`, limit: LIMITS.verificationMailsPerMinute, windowSeconds: 60 },
+  { key: `${kind}-mail-day:${userId}`, limit: LIMITS.verificationMailsPerDay, windowSeconds: 86_400 },
 ]
 
 /**
@@ -148,7 +149,7 @@ async function queueNotice(tx: Parameters<typeof issueLink>[0], before: authQ.Us
 export async function resendVerification(d: AccountDeps, user: CurrentUser, locale: string, now: Date) {
   if (!d.config.smtpUrl) throw emailUnavailable()
   if (user.emailVerified) throw conflict('CONFLICT', 'Your e-mail address is already verified.')
-  await reserveOr429(d.sql, verificationScopes(user.id), now, 'Too many verification e-mails. Try again later.')
+  await reserveOr429(d.sql, mailScopes('verify', user.id), now, 'Too many verification e-mails. Try again later.')
   await d.sql.begin((tx) =>
     issueLink(tx, {
       userId: user.id,
@@ -167,7 +168,7 @@ export async function changeEmail(d: AccountDeps, user: CurrentUser, body: Chang
   await checkCurrentPassword(d, user, body.currentPassword, ctx.ip, ctx.now)
   if (body.newEmail.toLowerCase() === user.email.toLowerCase()) throw invalidField('newEmail', 'is already your address')
   if (await q.emailTakenByOther(d.sql, body.newEmail, user.id)) throw emailTaken()
-  await reserveOr429(d.sql, verificationScopes(user.id), ctx.now, 'Too many verification e-mails. Try again later.')
+  await reserveOr429(d.sql, mailScopes('change', user.id), ctx.now, 'Too many verification e-mails. Try again later.')
   await d.sql.begin((tx) =>
     issueLink(tx, {
       userId: user.id,
