@@ -92,6 +92,7 @@ describe('the route table', () => {
 
   test('only register and login are public (SPEC.md, Authentication 1), the signed one-click unsubscribe (RFC 8058), and the e-mail link routes (issue 21: the token, or nothing, is the credential)', () => {
     expect(ALL.filter((r) => specOf(r).access === 'public').map((r) => r.key).sort()).toEqual([
+      'GET /auth/email/settings',
       'POST /auth/email/verify',
       'POST /auth/login',
       'POST /auth/password/forgot',

@@ -99,6 +99,7 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /auth/logout': { access: 'user', ok: 200, spendsSession: true },
 
   // Accounts (issue 21). Link routes are public: the token is the credential (a fresh one per call).
+  'GET /auth/email/settings': { access: 'public', ok: 200 },
   'POST /auth/email/verify': { access: 'public', ok: 200, json: async (_s, w) => ({ token: await linkFor(w.sql, 'VERIFY_EMAIL') }) },
   'POST /auth/password/reset': {
     access: 'public',

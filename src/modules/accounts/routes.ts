@@ -16,6 +16,13 @@ export function accountRoutes(deps: Deps) {
   const d: service.AccountDeps = { sql, config, log: deps.log }
   return new Elysia({ prefix: '/auth', tags: ['Auth'] })
     .use(authPlugin(deps))
+    .get('/email/settings', () => ok({ enabled: Boolean(config.smtpUrl) }), {
+      response: { 200: envelope(z.object({ enabled: z.boolean() }).meta({ id: 'EmailSettings' })) },
+      detail: {
+        summary: 'Whether this server sends e-mail',
+        description: 'No login. `enabled` false (no `SMTP_URL`): no verification mails, no reset by e-mail (the web app then hides the banner and points to the school).',
+      },
+    })
     .post('/email/verify', async ({ body }) => ok(await service.verifyEmail(d, body.token, clock.now()), 'Your e-mail address is verified.'), {
       body: TokenBody,
       response: { 200: envelope(User) },
