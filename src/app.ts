@@ -4,6 +4,7 @@ import type { Deps } from './deps.ts'
 import { docs, docsUi } from './docs/openapi.ts'
 import { corsPolicy } from './http/cors.ts'
 import { plumbing, routeMethodIndex } from './http/plumbing.ts'
+import { accountRoutes } from './modules/accounts/routes.ts'
 import { announcementRoutes } from './modules/announcements/routes.ts'
 import { authRoutes } from './modules/auth/routes.ts'
 import { calendarFeedRoute, calendarRoutes } from './modules/calendar/routes.ts'
@@ -25,6 +26,7 @@ import { webRoutes } from './web/routes.ts'
 export function apiRoutes(deps: Deps, prefix: string) {
   return new Elysia({ prefix })
     .use(authRoutes(deps))
+    .use(accountRoutes(deps))
     .use(courseRoutes(deps))
     .use(rosterRoutes(deps))
     .use(announcementRoutes(deps))

@@ -93,6 +93,10 @@ const EnvSchema = z
     MAIL_SEND_CRON: cronExpr.default('*/5 * * * * *'),
     VALIDATE_RESPONSES: bool.optional(),
     GRADEBOOK_CACHE_MB: int(0, 4096).default(32),
+    // Accounts (issue 21): lifetimes of e-mail links; who may register as a teacher.
+    EMAIL_TOKEN_TTL_SECONDS: int(300, 60 * 60 * 24 * 30).default(60 * 60 * 24),
+    PASSWORD_RESET_TTL_SECONDS: int(300, 60 * 60 * 24 * 7).default(30 * 60),
+    TEACHER_REGISTRATION: z.enum(['open', 'closed']).default('open'),
     NODE_ENV: z.string().optional(),
   })
   .superRefine((env, ctx) => {
@@ -158,6 +162,12 @@ export interface Config {
   validateResponses: boolean
   /** Serialised grade overviews kept per instance (src/modules/grades/cache.ts); 0 turns it off. */
   gradebookCacheBytes: number
+  /** Validity of verification and address-change links. */
+  emailTokenTtlSeconds: number
+  /** Validity of password-reset links. */
+  passwordResetTtlSeconds: number
+  /** `closed`: registering as TEACHER is refused (403 40301); teachers come from the CLI or SSO. */
+  teacherRegistration: 'open' | 'closed'
 }
 
 export class ConfigError extends Error {
@@ -215,5 +225,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailSendCron: e.MAIL_SEND_CRON,
     validateResponses: e.VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',
     gradebookCacheBytes: e.GRADEBOOK_CACHE_MB * 1024 * 1024,
+    emailTokenTtlSeconds: e.EMAIL_TOKEN_TTL_SECONDS,
+    passwordResetTtlSeconds: e.PASSWORD_RESET_TTL_SECONDS,
+    teacherRegistration: e.TEACHER_REGISTRATION,
   }
 }

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import type { Deps } from './deps.ts'
 import { maintainDatabase } from './db/maintenance.ts'
 import { isConnectionError } from './http/plumbing.ts'
+import { purgeAccountRows } from './modules/accounts/queries.ts'
 import { purgeExpired } from './modules/auth/queries.ts'
 import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
@@ -20,7 +21,10 @@ export function defaultJobs(deps: Deps): Job[] {
     {
       name: 'housekeeping',
       pattern: '17 * * * *',
-      run: (now) => purgeExpired(deps.sql, now, deps.config.loginWindowSeconds),
+      run: async (now) => {
+        await purgeExpired(deps.sql, now, deps.config.loginWindowSeconds)
+        await purgeAccountRows(deps.sql, now)
+      },
     },
     reminderJob(deps),
     storageSweepJob(deps),

@@ -18,7 +18,11 @@ interface SessionRow {
   role: Role
   created_at: Date
   locale: string | null
+  email_verified: boolean
 }
+
+/** How stale `sessions.last_used_at` may get: it is written at most once this often per session. */
+export const LAST_USED_RESOLUTION_MS = 60_000
 
 const errorResponse = (status: 401 | 403) => ({
   description: status === 401 ? ERROR_CATALOGUE.UNAUTHENTICATED.description : ERROR_CATALOGUE.FORBIDDEN.description,
@@ -60,10 +64,20 @@ export function bearerOrCookie(headers: Record<string, string | undefined>, cook
   return typeof cookieValue === 'string' && cookieValue ? cookieValue : null
 }
 
-/** The live session `sid` names and its user (one statement; also used by bench/bare.ts). */
+/**
+ * The live session `sid` names and its user (one statement; also used by bench/bare.ts). The
+ * same statement records the session's use, at most once a minute, so a session list can show
+ * "last used" without a write per request.
+ */
 export async function sessionUser(sql: Deps['sql'], sid: string, now: Date): Promise<Authenticated | null> {
   const [row] = await sql<SessionRow[]>`
-    select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at, u.locale
+    with touched as (
+      update sessions set last_used_at = ${now}
+       where id = ${sid} and revoked_at is null and expires_at > ${now}
+         and (last_used_at is null or last_used_at <= ${new Date(now.getTime() - LAST_USED_RESOLUTION_MS)})
+      returning id
+    )
+    select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at, u.locale, u.email_verified
       from sessions s join users u on u.id = s.user_id
      where s.id = ${sid} and s.revoked_at is null and s.expires_at > ${now}`
   if (!row) return null
@@ -75,6 +89,7 @@ export async function sessionUser(sql: Deps['sql'], sid: string, now: Date): Pro
     role: row.role,
     createdAt: row.created_at,
     locale: isLocale(row.locale) ? row.locale : null,
+    emailVerified: row.email_verified,
   }
   return { user, sessionId: row.session_id }
 }

@@ -13,6 +13,8 @@ export interface CurrentUser {
   createdAt: Date
   /** The language the user chose (`en`, `zh-CN`); null: the browser's Accept-Language decides. */
   locale?: Locale | null
+  /** Whether the user proved they receive mail at `email` (notification mails go only to verified addresses). */
+  emailVerified?: boolean
 }
 
 export interface CourseAccess {

@@ -9,6 +9,9 @@ const RESERVED = /^\/(?:api|core|v3|status|calendar)(?:\/|$)|^\/docs-ui/
 const CLIENT_ROUTES = [
   /^\/login$/,
   /^\/register$/,
+  /^\/verify-email$/,
+  /^\/forgot-password$/,
+  /^\/reset-password$/,
   /^\/courses$/,
   /^\/courses\/[^/]+$/,
   /^\/courses\/[^/]+\/manage$/,

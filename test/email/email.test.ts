@@ -31,6 +31,7 @@ beforeAll(async () => {
   ctx = await testApp({ clock, config: { smtpUrl: smtp.url, publicUrl: PUBLIC_URL } })
   sql = ctx.deps.sql
   ;[teacher, student, zh] = await Promise.all([signUp(ctx.api, 'TEACHER'), signUp(ctx.api), signUp(ctx.api)])
+  await verified(teacher, student, zh)
   await sql`update users set locale = 'zh-CN' where id = ${zh.id}`
   courseId = (await insertCourse(sql, teacher.id, 'Compilers')).id
   await addStudent(sql, courseId, student.id)
@@ -38,13 +39,24 @@ beforeAll(async () => {
   pointId = (await insertPoint(sql, courseId)).pointId
 }, 30_000)
 
+/**
+ * As if these accounts had used their verification links (test/accounts covers the links):
+ * notification mails go to verified addresses only, and their verification mails are done with.
+ */
+async function verified(...accounts: Account[]) {
+  const ids = accounts.map((a) => a.id)
+  await sql`update users set email_verified = true where id in ${sql(ids)}`
+  await sql`update email_outbox set failed_at = now(), secret = null where user_id in ${sql(ids)} and kind <> 'NOTIFICATION' and sent_at is null`
+  return accounts[0]!
+}
+
 afterAll(async () => {
   await smtp?.stop()
 })
 
 const outbox = (userId: string) =>
   sql<{ notification_id: string; attempts: number; sent_at: Date | null; failed_at: Date | null; next_attempt_at: Date }[]>`
-    select notification_id, attempts, sent_at, failed_at, next_attempt_at from email_outbox where user_id = ${userId} order by created_at, notification_id`
+    select notification_id, attempts, sent_at, failed_at, next_attempt_at from email_outbox where user_id = ${userId} and kind = 'NOTIFICATION' order by created_at, notification_id`
 const mailsTo = (a: Account) => smtp.received.filter((m) => m.to.includes(a.email))
 
 describe('GET/PUT /me/notification-preferences', () => {
@@ -55,7 +67,7 @@ describe('GET/PUT /me/notification-preferences', () => {
   }, 30_000)
 
   test('PUT any subset → the whole object; unknown keys → 400; no login → 401', async () => {
-    const u = await signUp(ctx.api)
+    const u = await verified(await signUp(ctx.api))
     const r = await ctx.api.put('/me/notification-preferences', { token: u.token, json: { email: { ANNOUNCEMENT: true } } })
     expect(r.status).toBe(200)
     expect(r.data).toEqual({ email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: true } })
@@ -161,7 +173,7 @@ describe('the mail', () => {
 
 describe('failures', () => {
   test('SMTP server down, then up: retried with backoff, delivered later, nothing lost', async () => {
-    const u = await signUp(ctx.api)
+    const u = await verified(await signUp(ctx.api))
     await addStudent(sql, courseId, u.id)
     const hw = await createHomework(sql, courseId, pointId, { title: 'Outage', startAt: plus(clock.now(), HOUR), dueAt: plus(clock.now(), 3 * DAY) }, clock.now())
     const at = plus(clock.now(), HOUR)
@@ -183,7 +195,7 @@ describe('failures', () => {
   }, 30_000)
 
   test('a permanent refusal (550) stops at once: no retry storm', async () => {
-    const u = await signUp(ctx.api)
+    const u = await verified(await signUp(ctx.api))
     await addStudent(sql, courseId, u.id)
     smtp.refuse = (to) => to === u.email
     await createHomework(sql, courseId, pointId, { title: 'Refused', startAt: plus(clock.now(), HOUR), dueAt: plus(clock.now(), 3 * DAY) }, clock.now())
@@ -198,7 +210,7 @@ describe('failures', () => {
   }, 30_000)
 
   test('temporary failures stop after 24 h', async () => {
-    const u = await signUp(ctx.api)
+    const u = await verified(await signUp(ctx.api))
     await addStudent(sql, courseId, u.id)
     await createHomework(sql, courseId, pointId, { title: 'Long outage', startAt: plus(clock.now(), HOUR), dueAt: plus(clock.now(), 3 * DAY) }, clock.now())
     const at = plus(clock.now(), HOUR)

@@ -14,7 +14,7 @@ import {
   type Access,
   type LiveRoute,
 } from './routes.ts'
-import { buildWorld, formOf, SECRET_MARK, type Side } from './world.ts'
+import { buildWorld, formOf, freshToken, SECRET_MARK, type Side } from './world.ts'
 
 /**
  * Who may do what, for every business route of the live route table, on course A:
@@ -112,6 +112,11 @@ async function throwaway(param: string, route: LiveRoute): Promise<string> {
       const [row] = await w.sql<{ id: string }[]>`select id from course_invitations where course_id = ${A.course.id} and email = ${email}`
       return row!.id
     }
+    case 'sessionId': {
+      // A second session of S1 (the session route's owner).
+      const token = await freshToken(api, A.student)
+      return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid
+    }
     default:
       throw new Error(`no throwaway ${param}`)
   }
@@ -189,7 +194,7 @@ describe('the permission matrix on course A', () => {
       if (want === 'ok') {
         if (r.status !== specOf(route).ok || (r.code !== 0 && r.code !== undefined)) failures.push({ want, ...got })
       } else {
-        const code = want === 403 ? 40300 : NOT_FOUND_CODE.notificationId
+        const code = want === 403 ? 40300 : (NOT_FOUND_CODE[route.params.at(-1) ?? ''] ?? NOT_FOUND_CODE.notificationId)
         if (r.status !== want || r.code !== code || r.data !== null) failures.push({ want, ...got })
         else if (!inCourseA(caller) && leaked(r, A).length) failures.push({ leaked: leaked(r, A), ...got })
       }

@@ -90,8 +90,16 @@ describe('the route table', () => {
     expect(others.filter((k) => !INFRASTRUCTURE.test(k))).toEqual([])
   })
 
-  test('only register and login are public (SPEC.md, Authentication 1), and the signed one-click unsubscribe (RFC 8058)', () => {
-    expect(ALL.filter((r) => specOf(r).access === 'public').map((r) => r.key).sort()).toEqual(['POST /auth/login', 'POST /auth/register', 'POST /email/unsubscribe'])
+  test('only register and login are public (SPEC.md, Authentication 1), the signed one-click unsubscribe (RFC 8058), and the e-mail link routes (issue 21: the token, or nothing, is the credential)', () => {
+    expect(ALL.filter((r) => specOf(r).access === 'public').map((r) => r.key).sort()).toEqual([
+      'GET /auth/email/settings',
+      'POST /auth/email/verify',
+      'POST /auth/login',
+      'POST /auth/password/forgot',
+      'POST /auth/password/reset',
+      'POST /auth/register',
+      'POST /email/unsubscribe',
+    ])
   })
 })
 

@@ -1,5 +1,8 @@
 import type { Account, CallOptions, Client, Res } from '../support/harness.ts'
 import { testConfig, uniq } from '../support/harness.ts'
+import type { Sql } from '../../src/db/connect.ts'
+import { newId } from '../../src/lib/ids.ts'
+import { issueLink } from '../../src/modules/accounts/links.ts'
 import { unsubscribeToken } from '../../src/modules/email/tokens.ts'
 import { formOf, freshToken, type Side, type World } from './world.ts'
 
@@ -74,6 +77,15 @@ async function freshTeacher(w: World): Promise<string> {
   return username
 }
 
+/** A valid link of a throwaway account. */
+async function linkFor(sql: Sql, purpose: 'VERIFY_EMAIL' | 'RESET_PASSWORD') {
+  const id = newId()
+  const username = uniq('link')
+  await sql`insert into users (id, username, email, password_hash, display_name, role, created_at)
+            values (${id}, ${username}, ${`${username}@example.test`}, 'x', ${username}, 'STUDENT', now())`
+  return sql.begin((tx) => issueLink(tx, { userId: id, purpose, email: `${username}@example.test`, ttlSeconds: 3600, now: new Date() }))
+}
+
 const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString()
 
 export const ROUTES: Record<string, RouteSpec> = {
@@ -95,6 +107,40 @@ export const ROUTES: Record<string, RouteSpec> = {
   'GET /auth/me': { access: 'user', ok: 200 },
   'PATCH /auth/me': { access: 'user', ok: 200, json: () => ({ locale: 'en' }), enums: ['locale'] },
   'POST /auth/logout': { access: 'user', ok: 200, spendsSession: true },
+
+  // Accounts (issue 21). Link routes are public: the token is the credential (a fresh one per call).
+  'GET /auth/email/settings': { access: 'public', ok: 200 },
+  'POST /auth/email/verify': { access: 'public', ok: 200, json: async (_s, w) => ({ token: await linkFor(w.sql, 'VERIFY_EMAIL') }) },
+  'POST /auth/password/reset': {
+    access: 'public',
+    ok: 200,
+    json: async (_s, w) => ({ token: await linkFor(w.sql, 'RESET_PASSWORD'), newPassword: 'a new password' }),
+  },
+  'POST /auth/password/forgot': {
+    access: 'public',
+    ok: 202,
+    // In-process requests have no client address: they share one per-address window, which
+    // the suites would fill; each valid request starts it again.
+    json: async (_s, w) => {
+      await w.sql`delete from rate_limits where key = 'forgot-address:unknown'`
+      return { identifier: w.loginTarget.username }
+    },
+  },
+  // Once a minute per user: the matrix asks once per caller.
+  'POST /auth/email/verification': { access: 'user', ok: 202 },
+  'POST /auth/email/change': {
+    access: 'user',
+    ok: 202,
+    json: async (_s, w) => {
+      await w.sql`delete from rate_limits where key like 'change-mail-%'`
+      return { newEmail: `${uniq('moved')}@example.test`, currentPassword: 'correct horse battery' }
+    },
+  },
+  // The same password again: the caller's own session stays, the world's tokens keep working.
+  'POST /auth/password/change': { access: 'user', ok: 200, json: () => ({ currentPassword: 'correct horse battery', newPassword: 'correct horse battery' }) },
+  'GET /auth/sessions': { access: 'user', ok: 200 },
+  // The matrix deletes a throwaway session of S1; elsewhere the id names no session.
+  'DELETE /auth/sessions/:sessionId': { access: 'self', ok: 200, ids: { sessionId: () => '01900000-0000-7000-8000-000000000000' } },
 
   // Courses
   'POST /courses': { access: 'teacherRole', ok: 201, json: () => ({ title: 'Fuzzed course', description: 'plain' }) },
@@ -291,6 +337,7 @@ export const NOT_FOUND_CODE: Record<string, number> = {
   announcementId: 40409,
   userId: 40400,
   invitationId: 40400,
+  sessionId: 40400,
 }
 
 export function specOf(route: LiveRoute): RouteSpec {

@@ -147,7 +147,8 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
 }
 
 export async function buildWorld(): Promise<World> {
-  const ctx = await testApp()
+  // E-mail configured (nothing sends: no jobs run here), so the account mail routes answer.
+  const ctx = await testApp({ config: { smtpUrl: 'smtp://127.0.0.1:9', publicUrl: 'https://learn.example.test' } })
   const { api } = ctx
   const [tA, tB, s1, s2, s3, outsider, loginTarget, spender] = await Promise.all([
     signUp(api, 'TEACHER', 'Teacher A'),

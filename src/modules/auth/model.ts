@@ -41,6 +41,7 @@ export const User = z
     role: RoleSchema,
     createdAt: IsoDateTime,
     locale: LocaleSchema,
+    emailVerified: z.boolean().meta({ description: 'Whether the user proved they receive mail at `email`; notification e-mails go only to verified addresses.' }),
   })
   .meta({ id: 'User' })
 

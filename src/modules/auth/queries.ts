@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/connect.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
 import type { Role } from '../../http/guards.ts'
 
 export interface UserRow {
@@ -10,17 +10,18 @@ export interface UserRow {
   role: Role
   created_at: Date
   locale: string | null
+  email_verified: boolean
 }
 
 export async function insertUser(
-  sql: Sql,
+  sql: Sql | TxSql,
   u: { id: string; username: string; email: string; passwordHash: string; displayName: string; role: Role; now: Date; locale: string | null },
 ) {
   const [row] = await sql<UserRow[]>`
     insert into users (id, username, email, password_hash, display_name, role, created_at, locale)
     values (${u.id}, ${u.username}, ${u.email}, ${u.passwordHash}, ${u.displayName}, ${u.role}, ${u.now}, ${u.locale})
     on conflict do nothing
-    returning id, username, email, password_hash, display_name, role, created_at, locale`
+    returning id, username, email, password_hash, display_name, role, created_at, locale, email_verified`
   return row ?? null
 }
 
@@ -34,7 +35,7 @@ export async function findTakenIdentity(sql: Sql, username: string, email: strin
 
 export async function findUserByIdentifier(sql: Sql, identifier: string) {
   const [row] = await sql<UserRow[]>`
-    select id, username, email, password_hash, display_name, role, created_at, locale
+    select id, username, email, password_hash, display_name, role, created_at, locale, email_verified
       from users
      where lower(username) = lower(${identifier}) or lower(email) = lower(${identifier})
      limit 1`
@@ -48,7 +49,7 @@ export async function updateUser(sql: Sql, id: string, p: { locale?: string | nu
        set locale = case when ${p.locale !== undefined} then ${p.locale ?? null} else locale end,
            display_name = coalesce(${p.displayName ?? null}, display_name)
      where id = ${id}
-     returning id, username, email, password_hash, display_name, role, created_at, locale`
+     returning id, username, email, password_hash, display_name, role, created_at, locale, email_verified`
   return row ?? null
 }
 
@@ -57,8 +58,8 @@ export async function insertSession(
   s: { id: string; userId: string; now: Date; expiresAt: Date; userAgent: string | null; ip: string | null },
 ) {
   await sql`
-    insert into sessions (id, user_id, created_at, expires_at, user_agent, ip)
-    values (${s.id}, ${s.userId}, ${s.now}, ${s.expiresAt}, ${s.userAgent}, ${s.ip})`
+    insert into sessions (id, user_id, created_at, expires_at, user_agent, ip, last_used_at)
+    values (${s.id}, ${s.userId}, ${s.now}, ${s.expiresAt}, ${s.userAgent}, ${s.ip}, ${s.now})`
 }
 
 export async function revokeSession(sql: Sql, sessionId: string, now: Date) {

@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps.ts'
-import { authPlugin, SESSION_COOKIE } from '../../http/auth.ts'
+import { authPlugin } from '../../http/auth.ts'
+import { requestLocale } from '../../i18n/request.ts'
+import { clearSessionCookie } from './session.ts'
 import { envelope, iso, ok } from '../../http/envelope.ts'
 import { clientIp } from '../../http/client-ip.ts'
 import { LoginBody, LoginResult, RegisterBody, UpdateMeBody, User } from './model.ts'
@@ -12,9 +14,9 @@ export function authRoutes(deps: Deps) {
     .use(authPlugin(deps))
     .post(
       '/register',
-      async ({ body, set }) => {
+      async ({ body, set, request }) => {
         set.status = 201
-        return ok(await service.register(sql, body, clock.now()), 'Registered.')
+        return ok(await service.register(sql, body, { now: clock.now(), config, locale: requestLocale(request) }), 'Registered.')
       },
       {
         body: RegisterBody,
@@ -22,7 +24,7 @@ export function authRoutes(deps: Deps) {
         detail: {
           summary: 'Register an account',
           description:
-            'Role defaults to STUDENT. `locale` is optional: without it the user has not chosen a language and the browser (Accept-Language) decides. 409 when the username or email is taken.',
+            'Role defaults to STUDENT. `locale` is optional: without it the user has not chosen a language and the browser (Accept-Language) decides. 409 when the username or email is taken. With `TEACHER_REGISTRATION=closed`, `role: TEACHER` → 403 (40301). With e-mail configured, a verification link is mailed to the address (`emailVerified` stays false until it is used).',
         },
       },
     )
@@ -35,14 +37,7 @@ export function authRoutes(deps: Deps) {
           userAgent: headers['user-agent']?.slice(0, 256) ?? null,
           config,
           sign: (p) => tokens.sign(p),
-        })
-        cookie[SESSION_COOKIE]!.set({
-          value: result.accessToken,
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: config.cookieSecure,
-          path: '/',
-          expires: result.expiresAt,
+          cookie,
         })
         return ok({ ...result, expiresAt: iso(result.expiresAt)! }, 'Logged in.')
       },
@@ -76,15 +71,7 @@ export function authRoutes(deps: Deps) {
       async ({ sessionId, cookie }) => {
         await service.logout(sql, sessionId, clock.now())
         // Always answer with an expired cookie, also when the token came by header.
-        cookie[SESSION_COOKIE]!.set({
-          value: '',
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: config.cookieSecure,
-          path: '/',
-          maxAge: 0,
-          expires: new Date(0),
-        })
+        clearSessionCookie(cookie, config)
         return ok(null, 'Logged out.')
       },
       {

@@ -2,14 +2,16 @@ import type { Config } from '../../config.ts'
 import type { Sql } from '../../db/connect.ts'
 import { iso } from '../../http/envelope.ts'
 import { AppError, conflict, unauthenticated } from '../../http/errors.ts'
+import { issueLink } from '../accounts/links.ts'
 import { isLocale } from '../../i18n/locale.ts'
 import type { CurrentUser } from '../../http/guards.ts'
 import { newId } from '../../lib/ids.ts'
 import type { LoginBody, RegisterBody, UpdateMeBody } from './model.ts'
 import { enrolInvitedUser } from '../rosters/service.ts'
 import * as q from './queries.ts'
+import { createLoginSession, type LoginSessionContext } from './session.ts'
 
-type UserLike = Pick<CurrentUser, 'id' | 'username' | 'email' | 'displayName' | 'role' | 'createdAt' | 'locale'>
+type UserLike = Pick<CurrentUser, 'id' | 'username' | 'email' | 'displayName' | 'role' | 'createdAt' | 'locale' | 'emailVerified'>
 
 export const toUser = (u: UserLike) => ({
   id: u.id,
@@ -19,9 +21,10 @@ export const toUser = (u: UserLike) => ({
   role: u.role,
   createdAt: iso(u.createdAt)!,
   locale: u.locale ?? null,
+  emailVerified: u.emailVerified ?? false,
 })
 
-const fromRow = (r: q.UserRow): UserLike => ({
+export const fromRow = (r: q.UserRow): UserLike => ({
   id: r.id,
   username: r.username,
   email: r.email,
@@ -29,31 +32,57 @@ const fromRow = (r: q.UserRow): UserLike => ({
   role: r.role,
   createdAt: r.created_at,
   locale: isLocale(r.locale) ? r.locale : null,
+  emailVerified: r.email_verified,
 })
 
 // Verified against when the user does not exist, so both failures take the same time.
 const DUMMY_HASH = await Bun.password.hash('not-a-real-password', { algorithm: 'argon2id' })
 
-export async function register(sql: Sql, body: RegisterBody, now: Date) {
+export interface RegisterContext {
+  now: Date
+  config: Pick<Config, 'teacherRegistration' | 'smtpUrl' | 'emailTokenTtlSeconds' | 'jwtSecret'>
+  /** The language of the verification mail when the body names none (the request's). */
+  locale: string
+}
+
+export async function register(sql: Sql, body: RegisterBody, ctx: RegisterContext) {
+  const { now, config } = ctx
+  if (body.role === 'TEACHER' && config.teacherRegistration === 'closed') {
+    throw new AppError('TEACHER_REGISTRATION_CLOSED', 'Registering as a teacher is closed on this server. Ask your school for a teacher account.')
+  }
   const passwordHash = await Bun.password.hash(body.password, { algorithm: 'argon2id' })
-  const row = await q.insertUser(sql, {
-    id: newId(),
-    username: body.username,
-    email: body.email,
-    passwordHash,
-    displayName: body.displayName ?? body.username,
-    role: body.role ?? 'STUDENT',
-    now,
-    locale: body.locale ?? null,
+  // The account and its verification mail (with SMTP_URL) are written together.
+  const row = await sql.begin(async (tx) => {
+    const row = await q.insertUser(tx, {
+      id: newId(),
+      username: body.username,
+      email: body.email,
+      passwordHash,
+      displayName: body.displayName ?? body.username,
+      role: body.role ?? 'STUDENT',
+      now,
+      locale: body.locale ?? null,
+    })
+    if (row && config.smtpUrl) {
+      await issueLink(tx, {
+        userId: row.id,
+        purpose: 'VERIFY_EMAIL',
+        email: row.email,
+        ttlSeconds: config.emailTokenTtlSeconds,
+        now,
+        mail: { secret: config.jwtSecret!, locale: body.locale ?? ctx.locale },
+      })
+    }
+    return row
   })
   if (!row) {
     const [taken] = await q.findTakenIdentity(sql, body.username, body.email)
     if (taken?.username_taken) throw conflict('USERNAME_TAKEN', 'That username is already taken. Please choose another.')
     throw conflict('EMAIL_TAKEN', 'An account with that email already exists. Try logging in instead.')
   }
-  // Courses that imported this address in a roster enrol the new student (issue 23).
-  // TODO(accounts branch, e-mail verification): move this call to the step that verifies the address.
-  if (row.role === 'STUDENT') await enrolInvitedUser(sql, row.id, row.email, now)
+  // Courses that imported this address in a roster enrol the student once the address is
+  // verified (accounts/service.ts). Without e-mail nobody can verify, so registration does it.
+  if (row.role === 'STUDENT' && !config.smtpUrl) await enrolInvitedUser(sql, row.id, row.email, now)
   return toUser(fromRow(row))
 }
 
@@ -63,16 +92,22 @@ export interface LoginContext {
   userAgent: string | null
   config: Pick<
     Config,
-    'loginMaxFailures' | 'loginMaxFailuresPerAccount' | 'loginMaxFailuresPerIp' | 'loginWindowSeconds' | 'tokenTtlSeconds'
+    'loginMaxFailures' | 'loginMaxFailuresPerAccount' | 'loginMaxFailuresPerIp' | 'loginWindowSeconds' | 'tokenTtlSeconds' | 'cookieSecure'
   >
-  sign: (payload: { sid: string; sub: string; exp: number }) => Promise<string>
+  sign: LoginSessionContext['sign']
+  cookie: LoginSessionContext['cookie']
 }
 
 /**
  * The throttle scopes of one attempt. Username and e-mail of one account are one identifier
  * (the account id); an identifier that names no account is throttled by its normalised text.
  */
-export function throttleScopes(identifier: string, accountId: string | null, ip: string | null, config: LoginContext['config']) {
+export function throttleScopes(
+  identifier: string,
+  accountId: string | null,
+  ip: string | null,
+  config: Pick<Config, 'loginMaxFailures' | 'loginMaxFailuresPerAccount' | 'loginMaxFailuresPerIp'>,
+) {
   const account = accountId ? `acct:${accountId}` : `acct:name:${identifier.trim().toLowerCase()}`
   const address = ip ?? 'unknown'
   return {
@@ -107,11 +142,11 @@ export async function login(sql: Sql, body: LoginBody, ctx: LoginContext) {
   if (!row || !valid) throw new AppError('BAD_CREDENTIALS', 'The username/email or password is incorrect.')
   await q.settleSuccess(sql, scopes.pair.key, [scopes.account.key, scopes.address.key])
 
-  const sessionId = newId()
-  const expiresAt = new Date(ctx.now.getTime() + ctx.config.tokenTtlSeconds * 1000)
-  await q.insertSession(sql, { id: sessionId, userId: row.id, now: ctx.now, expiresAt, userAgent: ctx.userAgent, ip: ctx.ip })
-  const accessToken = await ctx.sign({ sid: sessionId, sub: row.id, exp: Math.floor(expiresAt.getTime() / 1000) })
-  return { accessToken, tokenType: 'Bearer' as const, expiresAt, user: toUser(fromRow(row)) }
+  const session = await createLoginSession(
+    { sql, config: ctx.config, sign: ctx.sign, cookie: ctx.cookie },
+    { userId: row.id, now: ctx.now, ip: ctx.ip, userAgent: ctx.userAgent },
+  )
+  return { accessToken: session.accessToken, tokenType: session.tokenType, expiresAt: session.expiresAt, user: toUser(fromRow(row)) }
 }
 
 export async function updateMe(sql: Sql, user: CurrentUser, body: UpdateMeBody) {

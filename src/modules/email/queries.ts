@@ -40,13 +40,16 @@ export { COLUMN as PREFERENCE_COLUMN }
 
 /**
  * Queues one outbox row per written notification whose type its owner wants by e-mail, in the
- * notification's transaction (one INSERT … SELECT whatever the fan-out).
+ * notification's transaction (one INSERT … SELECT whatever the fan-out). Only to a verified
+ * address: a notification carries text other users chose (course and homework titles), and an
+ * address nobody proved to own must never receive it.
  */
 export async function queueEmails(tx: Sql | TxSql, ids: string[]) {
   const res = await tx`
-    insert into email_outbox (notification_id, user_id, created_at, next_attempt_at)
-    select n.id, n.user_id, n.delivered_at, n.delivered_at
+    insert into email_outbox (id, notification_id, user_id, created_at, next_attempt_at)
+    select n.id, n.id, n.user_id, n.delivered_at, n.delivered_at
       from notifications n
+      join users u on u.id = n.user_id and u.email_verified
       left join notification_preferences p on p.user_id = n.user_id
      where n.id = any(${ids}::uuid[])
        and case n.notification_type
@@ -59,13 +62,32 @@ export async function queueEmails(tx: Sql | TxSql, ids: string[]) {
   return res.count
 }
 
-export interface OutboxItem {
-  notification_id: string
+export type AccountMailKind = 'VERIFY_EMAIL' | 'CHANGE_EMAIL' | 'RESET_PASSWORD' | 'EMAIL_CHANGED'
+
+/** An account mail (not a notification) to a fixed address, in the notification outbox. */
+export async function queueAccountMail(
+  tx: Sql | TxSql,
+  m: { id: string; kind: AccountMailKind; userId: string; to: string; locale: string; secret: Uint8Array | null; params: Record<string, string> | null; now: Date },
+) {
+  await tx`
+    insert into email_outbox (id, kind, user_id, to_address, locale, secret, params, created_at, next_attempt_at)
+    values (${m.id}, ${m.kind}, ${m.userId}, ${m.to}, ${m.locale}, ${m.secret ? Buffer.from(m.secret) : null}, ${m.params ? tx.json(m.params) : null}, ${m.now}, ${m.now})`
+}
+
+interface OutboxCommon {
+  id: string
   user_id: string
   attempts: number
   created_at: Date
+  /** The account's address and language now. */
   email: string
+  email_verified: boolean
   locale: string | null
+}
+
+export interface NotificationOutboxItem extends OutboxCommon {
+  kind: 'NOTIFICATION'
+  notification_id: string
   notification_type: EmailType
   title: string
   content: string
@@ -73,15 +95,27 @@ export interface OutboxItem {
   params: NotificationParams | null
 }
 
+export interface AccountOutboxItem extends OutboxCommon {
+  kind: AccountMailKind
+  to_address: string
+  mail_locale: string | null
+  secret: Uint8Array | null
+  mail_params: Record<string, string> | null
+}
+
+export type OutboxRow = NotificationOutboxItem | AccountOutboxItem
+/** A notification's mail (the only kind before account mails). */
+export type OutboxItem = NotificationOutboxItem
+
 /**
  * Claims up to `limit` due rows for `leaseMs`: rows another sender is claiming right now are
  * skipped (SKIP LOCKED), rows leased by a live sender are not due. The claim commits at once,
  * so no transaction stays open while the SMTP server answers.
  */
 export async function claimDue(sql: Sql, now: Date, limit: number, leaseMs: number) {
-  return sql<OutboxItem[]>`
+  return sql<OutboxRow[]>`
     with due as (
-      select notification_id
+      select id
         from email_outbox
        where sent_at is null and failed_at is null and next_attempt_at <= ${now}
          and (lease_until is null or lease_until <= ${now})
@@ -92,24 +126,27 @@ export async function claimDue(sql: Sql, now: Date, limit: number, leaseMs: numb
       update email_outbox o
          set lease_until = ${new Date(now.getTime() + leaseMs)}, attempts = o.attempts + 1
         from due
-       where o.notification_id = due.notification_id
-      returning o.notification_id, o.user_id, o.attempts, o.created_at
+       where o.id = due.id
+      returning o.id, o.kind, o.notification_id, o.user_id, o.attempts, o.created_at, o.to_address,
+                o.locale as mail_locale, o.secret, o.params as mail_params
     )
-    select c.notification_id, c.user_id, c.attempts, c.created_at, u.email, u.locale,
+    select c.id, c.kind, c.notification_id, c.user_id, c.attempts, c.created_at, c.to_address, c.mail_locale,
+           c.secret, c.mail_params, u.email, u.email_verified, u.locale,
            n.notification_type, n.title, n.content, n.action_path, n.params
       from claimed c
       join users u on u.id = c.user_id
-      join notifications n on n.id = c.notification_id`
+      left join notifications n on n.id = c.notification_id`
 }
 
+// An account mail's encrypted link token is erased once the row is done with.
 export async function markSent(sql: Sql, id: string, now: Date) {
-  await sql`update email_outbox set sent_at = ${now}, lease_until = null, last_error = null where notification_id = ${id}`
+  await sql`update email_outbox set sent_at = ${now}, lease_until = null, last_error = null, secret = null where id = ${id}`
 }
 
 export async function markRetry(sql: Sql, id: string, next: Date, error: string) {
-  await sql`update email_outbox set next_attempt_at = ${next}, lease_until = null, last_error = ${error.slice(0, 500)} where notification_id = ${id}`
+  await sql`update email_outbox set next_attempt_at = ${next}, lease_until = null, last_error = ${error.slice(0, 500)} where id = ${id}`
 }
 
 export async function markFailed(sql: Sql, id: string, now: Date, error: string) {
-  await sql`update email_outbox set failed_at = ${now}, lease_until = null, last_error = ${error.slice(0, 500)} where notification_id = ${id}`
+  await sql`update email_outbox set failed_at = ${now}, lease_until = null, last_error = ${error.slice(0, 500)}, secret = null where id = ${id}`
 }

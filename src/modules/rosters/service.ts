@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { Sql } from '../../db/connect.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
 import { iso } from '../../http/envelope.ts'
 import { AppError, conflict, invalidField, notFound } from '../../http/errors.ts'
 import type { CourseAccess, CurrentUser } from '../../http/guards.ts'
@@ -161,27 +161,30 @@ export async function revokeInvitation(sql: Sql, courseId: string, invitationId:
 }
 
 /**
- * Enrols a new STUDENT account in every course that invited its address (roster import), as a
- * join by code would (late-joiner reminders), and ends those invitations: one transaction,
- * set-based over the courses. Returns the courses joined.
- *
- * TODO(accounts/e-mail verification): the contract enrols only a *verified* address. Until the
- * accounts branch lands, registration calls this; when merging, move the call to the step that
- * verifies the address (and to SSO sign-in).
+ * Enrols a STUDENT account in every course that invited its address (roster import), as a
+ * join by code would (late-joiner reminders), and ends those invitations: set-based over the
+ * courses, inside the caller's transaction. Called where the address becomes verified (the
+ * verification link, a password reset link, an address change) and, on a server without
+ * e-mail (nobody can verify there), at registration. Returns the courses joined.
  */
+export async function enrolInvitations(tx: TxSql, userId: string, email: string, now: Date): Promise<string[]> {
+  const [user] = await tx<{ role: string }[]>`select role from users where id = ${userId}`
+  if (user?.role !== 'STUDENT') return []
+  const courses = (await q.takeInvitations(tx, email)).map((r) => r.course_id)
+  if (courses.length === 0) return []
+  const added = await q.insertMembers(tx, courses, courses.map(() => userId), now)
+  await studentsJoined(
+    tx,
+    added.map((a) => a.course_id),
+    added.map((a) => a.user_id),
+    now,
+  )
+  return added.map((a) => a.course_id)
+}
+
+/** `enrolInvitations` in a transaction of its own. */
 export async function enrolInvitedUser(sql: Sql, userId: string, email: string, now: Date): Promise<string[]> {
-  return sql.begin(async (tx) => {
-    const courses = (await q.takeInvitations(tx, email)).map((r) => r.course_id)
-    if (courses.length === 0) return []
-    const added = await q.insertMembers(tx, courses, courses.map(() => userId), now)
-    await studentsJoined(
-      tx,
-      added.map((a) => a.course_id),
-      added.map((a) => a.user_id),
-      now,
-    )
-    return added.map((a) => a.course_id)
-  })
+  return sql.begin((tx) => enrolInvitations(tx, userId, email, now))
 }
 
 /** Thrown by the route for a body that is neither JSON nor CSV. */

@@ -17,6 +17,9 @@ export function createAppRouter() {
     { path: '/', element: <Navigate to="/courses" replace />, ErrorBoundary: RouteError, HydrateFallback },
     { path: '/login', Component: LoginPage, ErrorBoundary: RouteError, HydrateFallback },
     { path: '/register', lazy: page(() => import('./pages/Register.tsx')), ErrorBoundary: RouteError, HydrateFallback },
+    { path: '/verify-email', lazy: page(() => import('./pages/VerifyEmail.tsx')), ErrorBoundary: RouteError, HydrateFallback },
+    { path: '/forgot-password', lazy: page(() => import('./pages/ForgotPassword.tsx')), ErrorBoundary: RouteError, HydrateFallback },
+    { path: '/reset-password', lazy: page(() => import('./pages/ResetPassword.tsx')), ErrorBoundary: RouteError, HydrateFallback },
     {
       Component: AppLayout,
       ErrorBoundary: RouteError,

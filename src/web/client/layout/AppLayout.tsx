@@ -7,6 +7,7 @@ import { useLiveNotifications } from '../live.ts'
 import { useMe, useMyHomeworks, useUnreadCount } from '../queries.ts'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
+import { EmailBanner } from '../pages/account/EmailBanner.tsx'
 import { PageSkeleton } from '../ui/Skeleton.tsx'
 import './shell.ts'
 
@@ -47,6 +48,7 @@ export function AppLayout() {
         </div>
       </header>
       <main id="main" className="container" tabIndex={-1}>
+        <EmailBanner user={me.data} />
         <Outlet />
       </main>
     </>

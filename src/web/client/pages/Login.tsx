@@ -103,6 +103,9 @@ export default function LoginPage() {
           </button>
         </form>
         <p className="auth-switch">
+          <Link to="/forgot-password">{t('login.forgot')}</Link>
+        </p>
+        <p className="auth-switch">
           {t('login.newHere')} <Link to={next ? `/register?next=${encodeURIComponent(next)}` : '/register'}>{t('login.createAccount')}</Link>
         </p>
         <LanguageSwitcher />

@@ -9,6 +9,7 @@ import { useMe } from '../queries.ts'
 import { Checkbox } from '../ui/form.tsx'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
+import { AccountSection } from './account/AccountSection.tsx'
 
 const NS = defineMessages('settings', en, zh)
 
@@ -70,6 +71,7 @@ export default function SettingsPage() {
         <p className="hint">{t('languageHint')}</p>
         <LanguageSwitcher user={me.data} />
       </section>
+      {me.data && <AccountSection user={me.data} />}
     </>
   )
 }

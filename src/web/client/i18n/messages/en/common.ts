@@ -3,6 +3,7 @@ export default {
   brand: 'Course Learning',
   pageTitle: '{{title}} · Course Learning',
   login: {
+    forgot: 'Forgot your password?',
     title: 'Log in',
     identifier: 'Username or email',
     password: 'Password',

@@ -6,6 +6,7 @@ const zh: Catalogue<typeof en> = {
   brand: '课程学习',
   pageTitle: '{{title}} · 课程学习',
   login: {
+    forgot: '忘记密码？',
     title: '登录',
     identifier: '用户名或邮箱',
     password: '密码',

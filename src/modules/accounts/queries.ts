@@ -1,0 +1,139 @@
+import type { Sql, TxSql } from '../../db/connect.ts'
+import type { UserRow } from '../auth/queries.ts'
+
+export type LinkPurpose = 'VERIFY_EMAIL' | 'CHANGE_EMAIL' | 'RESET_PASSWORD'
+
+export async function userById(sql: Sql | TxSql, id: string, lock = false) {
+  const [row] = lock
+    ? await sql<UserRow[]>`select id, username, email, password_hash, display_name, role, created_at, locale, email_verified from users where id = ${id} for update`
+    : await sql<UserRow[]>`select id, username, email, password_hash, display_name, role, created_at, locale, email_verified from users where id = ${id}`
+  return row ?? null
+}
+
+/** Older open links of this purpose stop working when a newer one is issued (or the purpose is settled). */
+export async function retireLinks(tx: Sql | TxSql, userId: string, purposes: LinkPurpose[], now: Date) {
+  await tx`update email_tokens set used_at = ${now} where user_id = ${userId} and purpose in ${tx(purposes)} and used_at is null`
+}
+
+export async function insertLink(
+  tx: Sql | TxSql,
+  t: { id: string; userId: string; purpose: LinkPurpose; hash: Uint8Array; email: string; now: Date; expiresAt: Date },
+) {
+  await tx`
+    insert into email_tokens (id, user_id, purpose, token_hash, email, created_at, expires_at)
+    values (${t.id}, ${t.userId}, ${t.purpose}, ${Buffer.from(t.hash)}, ${t.email}, ${t.now}, ${t.expiresAt})`
+}
+
+export interface LinkRow {
+  id: string
+  user_id: string
+  purpose: LinkPurpose
+  email: string
+}
+
+/** Uses a link once: of concurrent uses exactly one gets the row. */
+export async function consumeLink(tx: Sql | TxSql, hash: Uint8Array, purposes: LinkPurpose[], now: Date) {
+  const [row] = await tx<LinkRow[]>`
+    update email_tokens set used_at = ${now}
+     where token_hash = ${Buffer.from(hash)} and purpose in ${tx(purposes)} and used_at is null and expires_at > ${now}
+     returning id, user_id, purpose, email`
+  return row ?? null
+}
+
+/** Whether a link would be accepted now (without using it). */
+export async function openLink(sql: Sql, hash: Uint8Array, purposes: LinkPurpose[], now: Date) {
+  const [row] = await sql<LinkRow[]>`
+    select id, user_id, purpose, email from email_tokens
+     where token_hash = ${Buffer.from(hash)} and purpose in ${sql(purposes)} and used_at is null and expires_at > ${now}`
+  return row ?? null
+}
+
+export interface RateRow {
+  rate_key: string
+  hits: number
+  started_at: Date
+  window_seconds: number
+  allowed: boolean
+}
+
+/** Counts one request in every scope, or in none when one is full (sql/032 reserve_rate). */
+export async function reserveRate(sql: Sql | TxSql, scopes: { key: string; limit: number; windowSeconds: number }[], now: Date) {
+  return sql<RateRow[]>`
+    select rate_key, hits, started_at, window_seconds, allowed
+      from reserve_rate(${scopes.map((s) => s.key)}::text[], ${scopes.map((s) => s.limit)}::int[], ${scopes.map((s) => s.windowSeconds)}::int[], ${now})`
+}
+
+export async function markVerified(tx: Sql | TxSql, userId: string, email: string) {
+  const [row] = await tx<UserRow[]>`
+    update users set email_verified = true
+     where id = ${userId} and lower(email) = lower(${email})
+     returning id, username, email, password_hash, display_name, role, created_at, locale, email_verified`
+  return row ?? null
+}
+
+export async function emailTakenByOther(sql: Sql | TxSql, email: string, userId: string | null) {
+  const [row] = await sql<{ taken: boolean }[]>`
+    select exists (select 1 from users where lower(email) = lower(${email}) and id is distinct from ${userId}::uuid) as taken`
+  return row!.taken
+}
+
+export async function setEmail(tx: Sql | TxSql, userId: string, email: string) {
+  const [row] = await tx<UserRow[]>`
+    update users set email = ${email}, email_verified = true where id = ${userId}
+     returning id, username, email, password_hash, display_name, role, created_at, locale, email_verified`
+  return row ?? null
+}
+
+/** A new password; `verify` also marks the address verified (a reset link reached it). */
+export async function setPassword(tx: Sql | TxSql, userId: string, hash: string, verifyEmail: string | null) {
+  const [row] = await tx<UserRow[]>`
+    update users set password_hash = ${hash},
+           email_verified = email_verified or (${verifyEmail}::text is not null and lower(email) = lower(${verifyEmail}::text))
+     where id = ${userId}
+     returning id, username, email, password_hash, display_name, role, created_at, locale, email_verified`
+  return row ?? null
+}
+
+/** Ends the account's sessions, all of them or all but `keep`; on every instance (each request checks the row). */
+export async function endSessions(tx: Sql | TxSql, userId: string, now: Date, keep: string | null = null) {
+  const res = await tx`
+    update sessions set revoked_at = ${now}
+     where user_id = ${userId} and revoked_at is null and id is distinct from ${keep}::uuid`
+  return res.count
+}
+
+export async function endSession(sql: Sql, userId: string, sessionId: string, now: Date) {
+  const [row] = await sql<{ id: string }[]>`
+    update sessions set revoked_at = ${now}
+     where id = ${sessionId} and user_id = ${userId} and revoked_at is null and expires_at > ${now}
+     returning id`
+  return Boolean(row)
+}
+
+export interface SessionListRow {
+  id: string
+  created_at: Date
+  last_used_at: Date
+  user_agent: string | null
+  ip: string | null
+}
+
+export async function activeSessions(sql: Sql, userId: string, now: Date) {
+  return sql<SessionListRow[]>`
+    select id, created_at, coalesce(last_used_at, created_at) as last_used_at, user_agent, ip
+      from sessions
+     where user_id = ${userId} and revoked_at is null and expires_at > ${now}
+     order by created_at desc, id desc
+     limit 200`
+}
+
+/** The account's login-throttling failures (sql/009 keys of src/modules/auth/service.ts throttleScopes). */
+export async function clearLoginThrottle(tx: Sql | TxSql, userId: string) {
+  await tx`delete from login_throttle where key = ${`acct:${userId}`} or key like ${`pair:acct:${userId}@%`}`
+}
+
+/** Housekeeping: links that ended a day ago, rate windows that are over. */
+export async function purgeAccountRows(sql: Sql, now: Date) {
+  await sql`delete from email_tokens where expires_at < ${new Date(now.getTime() - 86_400_000)}`
+  await sql`delete from rate_limits where window_started_at + make_interval(secs => window_seconds) < ${now}`
+}

@@ -1,0 +1,68 @@
+import type en from '../en/account.ts'
+import type { Catalogue } from '../../catalogue.ts'
+
+/** 简体中文，命名空间 `account`。 */
+const zh: Catalogue<typeof en> = {
+  verify: {
+    title: '确认你的邮箱地址',
+    working: '正在确认你的地址…',
+    done: '你的邮箱地址 {{email}} 已确认。',
+    continue: '继续',
+    missing: '请通过邮件中的链接打开此页面。',
+  },
+  forgot: {
+    title: '忘记密码？',
+    hint: '输入你的用户名或邮箱地址。如果账号存在，我们会发送一个设置新密码的链接。',
+    identifier: '用户名或邮箱',
+    identifierRequired: '请输入用户名或邮箱。',
+    submit: '发送链接',
+    submitting: '正在发送…',
+    sent: '如果存在使用该用户名或邮箱的账号，链接已在路上。链接只能使用一次，很快会过期。',
+    unavailable: '本服务器无法发送邮件。请联系学校重置密码。',
+    back: '返回登录',
+  },
+  reset: {
+    title: '设置新密码',
+    newPassword: '新密码',
+    confirm: '再次输入新密码',
+    hint: '8 到 128 个字符。你的所有会话都将退出登录。',
+    tooShort: '请使用 8 到 128 个字符。',
+    mismatch: '两次输入的密码不一致。',
+    submit: '保存新密码',
+    submitting: '正在保存…',
+    done: '密码已更改。请使用新密码登录。',
+    login: '登录',
+    missing: '请通过邮件中的链接打开此页面。',
+  },
+  banner: {
+    text: '请确认你的邮箱地址 {{email}}，才能收到邮件通知。',
+    resend: '重新发送链接',
+    sent: '新的链接已在路上。',
+  },
+  settings: {
+    heading: '账号',
+    emailStatus: '邮箱：{{email}}',
+    verified: '已确认',
+    unverified: '未确认',
+    passwordHeading: '修改密码',
+    currentPassword: '当前密码',
+    newPassword: '新密码',
+    changePassword: '修改密码',
+    passwordChanged: '密码已更改。你的其他会话已退出登录。',
+    emailHeading: '更改邮箱地址',
+    newEmail: '新邮箱地址',
+    changeEmail: '发送确认链接',
+    emailSent: '我们已向 {{email}} 发送链接。打开链接后地址才会更改。',
+    emailUnavailable: '本服务器无法发送邮件，因此无法在这里更改地址。',
+    sessionsHeading: '活动会话',
+    sessionsHint: '你的账号在这些地方处于登录状态。如有不认识的会话，请将其退出。',
+    thisDevice: '本设备',
+    unknownAgent: '未知浏览器',
+    unknownAddress: '未知地址',
+    since: '{{when}}从 {{address}} 登录',
+    lastUsed: '最近使用：{{when}}',
+    signOut: '退出',
+    signOutLabel: '退出 {{agent}} 的会话',
+  },
+}
+export default zh
