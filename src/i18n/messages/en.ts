@@ -38,6 +38,7 @@ const en = {
     emailTaken: 'An account with that email already exists. Try logging in instead.',
     loginThrottled: 'Too many failed login attempts. Try again in {{minutes}} minute(s).',
     badCredentials: 'The username/email or password is incorrect.',
+    passwordLoginOff: 'Password login is turned off on this server. Sign in with single sign-on instead.',
     teachersOnly: 'Only teachers can do this.',
     studentsOnly: 'Only students can do this.',
     // courses

@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/connect.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
 import type { Role } from '../../http/guards.ts'
 
 export interface UserRow {
@@ -53,7 +53,7 @@ export async function updateUser(sql: Sql, id: string, p: { locale?: string | nu
 }
 
 export async function insertSession(
-  sql: Sql,
+  sql: Sql | TxSql,
   s: { id: string; userId: string; now: Date; expiresAt: Date; userAgent: string | null; ip: string | null },
 ) {
   await sql`

@@ -1,13 +1,21 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps.ts'
-import { authPlugin, SESSION_COOKIE } from '../../http/auth.ts'
+import { authPlugin, SESSION_COOKIE, setSessionCookie } from '../../http/auth.ts'
 import { envelope, iso, ok } from '../../http/envelope.ts'
+import { AppError } from '../../http/errors.ts'
 import { clientIp } from '../../http/client-ip.ts'
 import { LoginBody, LoginResult, RegisterBody, UpdateMeBody, User } from './model.ts'
 import * as service from './service.ts'
 
 export function authRoutes(deps: Deps) {
   const { sql, clock, config } = deps
+  // PASSWORD_LOGIN=false: single sign-on is the only way in. Refused in `transform`, before the
+  // body is validated, like the auth macros.
+  const passwordLoginOnly = () => {
+    if (!config.passwordLogin) {
+      throw new AppError('PASSWORD_LOGIN_DISABLED', 'Password login is turned off on this server. Sign in with single sign-on instead.')
+    }
+  }
   return new Elysia({ prefix: '/auth', tags: ['Auth'] })
     .use(authPlugin(deps))
     .post(
@@ -17,6 +25,7 @@ export function authRoutes(deps: Deps) {
         return ok(await service.register(sql, body, clock.now()), 'Registered.')
       },
       {
+        transform: passwordLoginOnly,
         body: RegisterBody,
         response: { 201: envelope(User) },
         detail: {
@@ -36,17 +45,11 @@ export function authRoutes(deps: Deps) {
           config,
           sign: (p) => tokens.sign(p),
         })
-        cookie[SESSION_COOKIE]!.set({
-          value: result.accessToken,
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: config.cookieSecure,
-          path: '/',
-          expires: result.expiresAt,
-        })
+        setSessionCookie(cookie, result.accessToken, result.expiresAt, config.cookieSecure)
         return ok({ ...result, expiresAt: iso(result.expiresAt)! }, 'Logged in.')
       },
       {
+        transform: passwordLoginOnly,
         body: LoginBody,
         response: { 200: envelope(LoginResult) },
         detail: {

@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts'
-import type { Sql } from '../../db/connect.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
 import { iso } from '../../http/envelope.ts'
 import { AppError, conflict, unauthenticated } from '../../http/errors.ts'
 import { isLocale } from '../../i18n/locale.ts'
@@ -103,11 +103,24 @@ export async function login(sql: Sql, body: LoginBody, ctx: LoginContext) {
   if (!row || !valid) throw new AppError('BAD_CREDENTIALS', 'The username/email or password is incorrect.')
   await q.settleSuccess(sql, scopes.pair.key, [scopes.account.key, scopes.address.key])
 
+  const { accessToken, expiresAt } = await startSession(sql, row.id, ctx)
+  return { accessToken, tokenType: 'Bearer' as const, expiresAt, user: toUser(fromRow(row)) }
+}
+
+/**
+ * The login state of a password login: a server-side session and the token naming it. Also
+ * used by single sign-on (src/modules/sso), inside its transaction, so both log in alike.
+ */
+export async function startSession(
+  sql: Sql | TxSql,
+  userId: string,
+  ctx: Pick<LoginContext, 'now' | 'ip' | 'userAgent' | 'sign'> & { config: Pick<Config, 'tokenTtlSeconds'> },
+) {
   const sessionId = newId()
   const expiresAt = new Date(ctx.now.getTime() + ctx.config.tokenTtlSeconds * 1000)
-  await q.insertSession(sql, { id: sessionId, userId: row.id, now: ctx.now, expiresAt, userAgent: ctx.userAgent, ip: ctx.ip })
-  const accessToken = await ctx.sign({ sid: sessionId, sub: row.id, exp: Math.floor(expiresAt.getTime() / 1000) })
-  return { accessToken, tokenType: 'Bearer' as const, expiresAt, user: toUser(fromRow(row)) }
+  await q.insertSession(sql, { id: sessionId, userId, now: ctx.now, expiresAt, userAgent: ctx.userAgent, ip: ctx.ip })
+  const accessToken = await ctx.sign({ sid: sessionId, sub: userId, exp: Math.floor(expiresAt.getTime() / 1000) })
+  return { accessToken, expiresAt }
 }
 
 export async function updateMe(sql: Sql, user: CurrentUser, body: UpdateMeBody) {
