@@ -24,8 +24,20 @@ const FAILED = '/login?error=sso'
 /** Why a sign-in failed, for the log: our own reason, or the OpenID client's error and code. */
 function reasonOf(e: unknown): Record<string, unknown> {
   if (e instanceof service.SsoFailure) return { reason: e.message }
-  const err = e as { name?: string; message?: string; code?: string; error?: string; error_description?: string }
-  return { reason: `${err?.name ?? 'Error'}: ${err?.message ?? String(e)}`, code: err?.code, error: err?.error, errorDescription: err?.error_description }
+  type Err = { name?: string; message?: string; code?: string; error?: string; error_description?: string; cause?: unknown }
+  const err = e as Err
+  // openid-client wraps oauth4webapi's error, whose message names the check ("unexpected JWT
+  // "nonce" claim value", "JWT signature verification failed"). Its other details (the
+  // response body, the claims) are not logged: they hold tokens.
+  const inner = err?.cause instanceof Error ? (err.cause as Err) : undefined
+  const claim = (inner?.cause as { claim?: unknown } | undefined)?.claim
+  return {
+    reason: `${err?.name ?? 'Error'}: ${err?.message ?? String(e)}${inner?.message ? ` (${inner.message})` : ''}`,
+    code: err?.code ?? inner?.code,
+    claim: typeof claim === 'string' ? claim : undefined,
+    error: err?.error,
+    errorDescription: err?.error_description,
+  }
 }
 
 export function ssoRoutes(deps: Deps) {
