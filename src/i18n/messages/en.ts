@@ -39,6 +39,7 @@ const en = {
     loginThrottled: 'Too many failed login attempts. Try again in {{minutes}} minute(s).',
     badCredentials: 'The username/email or password is incorrect.',
     passwordLoginOff: 'Password login is turned off on this server. Sign in with single sign-on instead.',
+    ssoNotConfigured: 'Single sign-on is not configured on this server.',
     teachersOnly: 'Only teachers can do this.',
     studentsOnly: 'Only students can do this.',
     // courses

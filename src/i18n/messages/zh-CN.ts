@@ -30,6 +30,7 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     loginThrottled: '登录失败次数过多，请 {{minutes}} 分钟后再试。',
     badCredentials: '用户名/邮箱或密码不正确。',
     passwordLoginOff: '本服务器已关闭密码登录，请使用单点登录。',
+    ssoNotConfigured: '本服务器未配置单点登录。',
     teachersOnly: '只有教师可以执行此操作。',
     studentsOnly: '只有学生可以执行此操作。',
     courseNotFound: '该课程不存在。',
