@@ -66,6 +66,22 @@ describe.skipIf(!hasChromium)('web front end in Chromium: single sign-on', () =>
     await tab.context.close()
   }, 60_000)
 
+  test('PASSWORD_LOGIN=false: only the single sign-on button, no password fields, no registration link', async () => {
+    const only = await testApp({ config: { ...ctx.deps.config, passwordLogin: false } })
+    const listening = only.app.listen({ port: 0, hostname: '127.0.0.1' })
+    try {
+      const tab = await openTab(browser, `http://127.0.0.1:${listening.server!.port}`)
+      await tab.page.goto('/login')
+      await tab.page.getByRole('link', { name: 'Sign in with Campus account' }).waitFor()
+      await tab.page.getByText('This site signs you in with Campus account.').waitFor()
+      expect(await tab.page.locator('input[type="password"]').count()).toBe(0)
+      expect(await tab.page.getByRole('link', { name: /create an account/i }).count()).toBe(0)
+      await tab.context.close()
+    } finally {
+      await listening.stop(true)
+    }
+  }, 60_000)
+
   test('in Chinese, the button and the error message are translated', async () => {
     const tab = await openTab(browser, baseUrl, { locale: 'zh-CN' })
     await tab.page.goto('/login?error=sso')
