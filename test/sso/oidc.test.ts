@@ -175,6 +175,18 @@ describe('single sign-on: what the callback refuses', () => {
     expect(app.logs.slice(from).join('\n')).toMatch(/unknown, used or expired state/)
   })
 
+  test('the same callback twice at once: exactly one logs in, one account', async () => {
+    const email = `${uniq('race')}@campus.test`
+    const b = browser(app.app)
+    const url = await toCallback(b, account({ email, email_verified: true }))
+    const cookie = b.jar.header()
+    const results = await Promise.all(
+      [0, 1].map(() => app.app.handle(new Request(`http://localhost${url.pathname}${url.search}`, { headers: { cookie } }))),
+    )
+    expect(results.map((r) => r.headers.get('location')).sort()).toEqual(['/courses', '/login?error=sso'])
+    expect(await usersWithEmail(email)).toBe(1)
+  })
+
   test('a replayed code under a fresh state: the provider refuses it (invalid_grant)', async () => {
     const b = browser(app.app)
     const url = await toCallback(b, account({ email: `${uniq('rc')}@campus.test`, email_verified: true }))
