@@ -19,6 +19,7 @@ import { learningRoutes } from './modules/learning/routes.ts'
 import { notificationRoutes } from './modules/notifications/routes.ts'
 import { reminderRoutes } from './modules/reminders/routes.ts'
 import { resourceRoutes } from './modules/resources/routes.ts'
+import { ssoRoutes } from './modules/sso/routes.ts'
 import { workspaceRoutes } from './modules/workspace/routes.ts'
 import { webRoutes } from './web/routes.ts'
 
@@ -27,6 +28,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
   return new Elysia({ prefix })
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
+    .use(ssoRoutes(deps))
     .use(courseRoutes(deps))
     .use(rosterRoutes(deps))
     .use(announcementRoutes(deps))

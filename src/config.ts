@@ -97,6 +97,31 @@ const EnvSchema = z
     EMAIL_TOKEN_TTL_SECONDS: int(300, 60 * 60 * 24 * 30).default(60 * 60 * 24),
     PASSWORD_RESET_TTL_SECONDS: int(300, 60 * 60 * 24 * 7).default(30 * 60),
     TEACHER_REGISTRATION: z.enum(['open', 'closed']).default('open'),
+    // Single sign-on (src/modules/sso): unset OIDC_ISSUER → off.
+    OIDC_ISSUER: optionalText.refine(
+      (v) => v === undefined || /^https:\/\/[^/\s]+(\/\S*)?$/.test(v) || /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/\S*)?$/.test(v),
+      'an https:// URL (plain http only for a provider on this machine: 127.0.0.1, localhost)',
+    ),
+    OIDC_CLIENT_ID: optionalText,
+    OIDC_CLIENT_SECRET: optionalText,
+    OIDC_DISPLAY_NAME: z.string().trim().min(1).max(64).default('Single sign-on'),
+    OIDC_SCOPES: z
+      .string()
+      .trim()
+      .default('openid email profile')
+      .refine((v) => v.split(/\s+/).includes('openid'), 'a space-separated list of scopes that includes "openid"'),
+    OIDC_TEACHER_RULE: optionalText.transform((v, ctx) => {
+      if (v === undefined) return undefined
+      const at = v.indexOf('=')
+      const claim = at > 0 ? v.slice(0, at).trim() : ''
+      const value = at > 0 ? v.slice(at + 1).trim() : ''
+      if (!claim || !value) {
+        ctx.addIssue({ code: 'custom', message: 'claim=value, e.g. "groups=teachers" or "role=faculty"' })
+        return z.NEVER
+      }
+      return { claim, value }
+    }),
+    PASSWORD_LOGIN: bool.default(true),
     NODE_ENV: z.string().optional(),
   })
   .superRefine((env, ctx) => {
@@ -105,6 +130,14 @@ const EnvSchema = z
     }
     if (env.SMTP_URL && !env.PUBLIC_URL) {
       ctx.addIssue({ code: 'custom', path: ['PUBLIC_URL'], message: 'required when SMTP_URL is set (the base of links in e-mails)' })
+    }
+    if (env.OIDC_ISSUER) {
+      for (const key of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'PUBLIC_URL'] as const) {
+        if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required when OIDC_ISSUER is set (single sign-on)' })
+      }
+    }
+    if (!env.PASSWORD_LOGIN && !env.OIDC_ISSUER) {
+      ctx.addIssue({ code: 'custom', path: ['PASSWORD_LOGIN'], message: 'may be false only with single sign-on configured (OIDC_ISSUER), else nobody can log in' })
     }
     if (env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({
@@ -168,6 +201,20 @@ export interface Config {
   passwordResetTtlSeconds: number
   /** `closed`: registering as TEACHER is refused (403 40301); teachers come from the CLI or SSO. */
   teacherRegistration: 'open' | 'closed'
+  /** Single sign-on (src/modules/sso); undefined: off. */
+  oidc: OidcConfig | undefined
+  /** False: password login and registration answer 403 (single sign-on is the only way in). */
+  passwordLogin: boolean
+}
+
+export interface OidcConfig {
+  issuer: string
+  clientId: string
+  clientSecret: string
+  displayName: string
+  scopes: string
+  /** An account whose claim equals (or is an array containing) the value is created as a TEACHER. */
+  teacherRule: { claim: string; value: string } | undefined
 }
 
 export class ConfigError extends Error {
@@ -228,5 +275,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     emailTokenTtlSeconds: e.EMAIL_TOKEN_TTL_SECONDS,
     passwordResetTtlSeconds: e.PASSWORD_RESET_TTL_SECONDS,
     teacherRegistration: e.TEACHER_REGISTRATION,
+    oidc: e.OIDC_ISSUER
+      ? {
+          issuer: e.OIDC_ISSUER,
+          clientId: e.OIDC_CLIENT_ID!,
+          clientSecret: e.OIDC_CLIENT_SECRET!,
+          displayName: e.OIDC_DISPLAY_NAME,
+          scopes: e.OIDC_SCOPES,
+          teacherRule: e.OIDC_TEACHER_RULE,
+        }
+      : undefined,
+    passwordLogin: e.PASSWORD_LOGIN,
   }
 }

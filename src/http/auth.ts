@@ -55,6 +55,16 @@ export function tokenSigner(secret: string) {
   }
 }
 
+/** The login cookie, the same for a password login and single sign-on. */
+export function setSessionCookie(
+  cookie: Record<string, { set(v: Record<string, unknown>): unknown } | undefined>,
+  token: string,
+  expiresAt: Date,
+  secure: boolean,
+) {
+  cookie[SESSION_COOKIE]!.set({ value: token, httpOnly: true, sameSite: 'lax', secure, path: '/', expires: expiresAt })
+}
+
 export function bearerOrCookie(headers: Record<string, string | undefined>, cookieValue: unknown): string | null {
   const h = headers.authorization
   if (h) {

@@ -11,6 +11,7 @@ export const ERROR_CATALOGUE = {
   BAD_CREDENTIALS: { code: 40101, status: 401, description: 'Login failed: unknown user or wrong password.' },
   FORBIDDEN: { code: 40300, status: 403, description: 'Logged in, but not allowed (wrong role, not a member of the course).' },
   TEACHER_REGISTRATION_CLOSED: { code: 40301, status: 403, description: 'Registering as a teacher is closed on this server (TEACHER_REGISTRATION=closed).' },
+  PASSWORD_LOGIN_DISABLED: { code: 40302, status: 403, description: 'Password login and registration are off on this server (PASSWORD_LOGIN=false); sign in with single sign-on.' },
   NOT_FOUND: { code: 40400, status: 404, description: 'No such route or resource.' },
   COURSE_NOT_FOUND: { code: 40401, status: 404, description: 'Unknown course, or unknown invite code.' },
   UNIT_NOT_FOUND: { code: 40402, status: 404, description: 'Unknown learning unit in this course.' },

@@ -104,6 +104,11 @@ export const ROUTES: Record<string, RouteSpec> = {
     ok: 200,
     json: (_s, w) => ({ identifier: w.loginTarget.username, password: w.loginTarget.password }),
   },
+  // Single sign-on: anonymous by design (the browser is not logged in yet); start and callback
+  // answer redirects, never an envelope.
+  'GET /auth/providers': { access: 'public', ok: 200 },
+  'GET /auth/oidc/start': { access: 'public', ok: 302, query: () => '?next=%2Fcourses' },
+  'GET /auth/oidc/callback': { access: 'public', ok: 302, query: () => '?code=abc&state=def' },
   'GET /auth/me': { access: 'user', ok: 200 },
   'PATCH /auth/me': { access: 'user', ok: 200, json: () => ({ locale: 'en' }), enums: ['locale'] },
   'POST /auth/logout': { access: 'user', ok: 200, spendsSession: true },

@@ -147,8 +147,16 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
 }
 
 export async function buildWorld(): Promise<World> {
-  // E-mail configured (nothing sends: no jobs run here), so the account mail routes answer.
-  const ctx = await testApp({ config: { smtpUrl: 'smtp://127.0.0.1:9', publicUrl: 'https://learn.example.test' } })
+  // Single sign-on configured, so its routes are live; the provider is unreachable (a closed
+  // port): start and callback answer their failure redirect (test/sso/ runs a real provider).
+  const ctx = await testApp({
+    config: {
+      // E-mail configured (nothing sends: no jobs run here), so the account mail routes answer.
+      smtpUrl: 'smtp://127.0.0.1:9',
+      publicUrl: 'http://localhost',
+      oidc: { issuer: 'http://127.0.0.1:9', clientId: 'cls', clientSecret: 'secret', displayName: 'Campus account', scopes: 'openid email profile', teacherRule: undefined },
+    },
+  })
   const { api } = ctx
   const [tA, tB, s1, s2, s3, outsider, loginTarget, spender] = await Promise.all([
     signUp(api, 'TEACHER', 'Teacher A'),

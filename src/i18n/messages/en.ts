@@ -46,6 +46,8 @@ const en = {
     verificationThrottled: 'Too many verification e-mails. Try again later.',
     forgotThrottled: 'Too many password reset requests from this address. Try again later.',
     noSuchSession: 'You have no active session with this id.',
+    passwordLoginOff: 'Password login is turned off on this server. Sign in with single sign-on instead.',
+    ssoNotConfigured: 'Single sign-on is not configured on this server.',
     teachersOnly: 'Only teachers can do this.',
     studentsOnly: 'Only students can do this.',
     // courses

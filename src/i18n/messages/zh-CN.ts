@@ -37,6 +37,8 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     verificationThrottled: '验证邮件发送过于频繁，请稍后再试。',
     forgotThrottled: '此地址的密码重置请求过多，请稍后再试。',
     noSuchSession: '你没有这个编号的有效会话。',
+    passwordLoginOff: '本服务器已关闭密码登录，请使用单点登录。',
+    ssoNotConfigured: '本服务器未配置单点登录。',
     teachersOnly: '只有教师可以执行此操作。',
     studentsOnly: '只有学生可以执行此操作。',
     courseNotFound: '该课程不存在。',

@@ -54,7 +54,7 @@ export async function updateUser(sql: Sql, id: string, p: { locale?: string | nu
 }
 
 export async function insertSession(
-  sql: Sql,
+  sql: Sql | TxSql,
   s: { id: string; userId: string; now: Date; expiresAt: Date; userAgent: string | null; ip: string | null },
 ) {
   await sql`

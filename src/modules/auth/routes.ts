@@ -4,12 +4,20 @@ import { authPlugin } from '../../http/auth.ts'
 import { requestLocale } from '../../i18n/request.ts'
 import { clearSessionCookie } from './session.ts'
 import { envelope, iso, ok } from '../../http/envelope.ts'
+import { AppError } from '../../http/errors.ts'
 import { clientIp } from '../../http/client-ip.ts'
 import { LoginBody, LoginResult, RegisterBody, UpdateMeBody, User } from './model.ts'
 import * as service from './service.ts'
 
 export function authRoutes(deps: Deps) {
   const { sql, clock, config } = deps
+  // PASSWORD_LOGIN=false: single sign-on is the only way in. Refused in `transform`, before the
+  // body is validated, like the auth macros.
+  const passwordLoginOnly = () => {
+    if (!config.passwordLogin) {
+      throw new AppError('PASSWORD_LOGIN_DISABLED', 'Password login is turned off on this server. Sign in with single sign-on instead.')
+    }
+  }
   return new Elysia({ prefix: '/auth', tags: ['Auth'] })
     .use(authPlugin(deps))
     .post(
@@ -19,6 +27,7 @@ export function authRoutes(deps: Deps) {
         return ok(await service.register(sql, body, { now: clock.now(), config, locale: requestLocale(request) }), 'Registered.')
       },
       {
+        transform: passwordLoginOnly,
         body: RegisterBody,
         response: { 201: envelope(User) },
         detail: {
@@ -42,6 +51,7 @@ export function authRoutes(deps: Deps) {
         return ok({ ...result, expiresAt: iso(result.expiresAt)! }, 'Logged in.')
       },
       {
+        transform: passwordLoginOnly,
         body: LoginBody,
         response: { 200: envelope(LoginResult) },
         detail: {

@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts'
-import type { Sql } from '../../db/connect.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
 import { iso } from '../../http/envelope.ts'
 import { AppError, conflict, unauthenticated } from '../../http/errors.ts'
 import { issueLink } from '../accounts/links.ts'

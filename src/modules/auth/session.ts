@@ -1,7 +1,7 @@
 import type { Cookie } from 'elysia'
 import type { Config } from '../../config.ts'
-import type { Sql } from '../../db/connect.ts'
-import { SESSION_COOKIE } from '../../http/auth.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
+import { SESSION_COOKIE, setSessionCookie } from '../../http/auth.ts'
 import { newId } from '../../lib/ids.ts'
 import * as q from './queries.ts'
 
@@ -26,19 +26,25 @@ export interface LoginSessionOf {
  * the bearer token naming it, and the HttpOnly cookie carrying the same token.
  */
 export async function createLoginSession(ctx: LoginSessionContext, who: LoginSessionOf) {
+  const session = await startSession(ctx.sql, who, ctx)
+  setSessionCookie(ctx.cookie, session.accessToken, session.expiresAt, ctx.config.cookieSecure)
+  return { ...session, tokenType: 'Bearer' as const }
+}
+
+/**
+ * The session row and the token naming it, without the cookie: for a caller that writes the
+ * session inside its own transaction and sets the cookie after commit (single sign-on).
+ */
+export async function startSession(
+  sql: Sql | TxSql,
+  who: LoginSessionOf,
+  ctx: Pick<LoginSessionContext, 'sign'> & { config: Pick<Config, 'tokenTtlSeconds'> },
+) {
   const sessionId = newId()
   const expiresAt = new Date(who.now.getTime() + ctx.config.tokenTtlSeconds * 1000)
-  await q.insertSession(ctx.sql, { id: sessionId, userId: who.userId, now: who.now, expiresAt, userAgent: who.userAgent?.slice(0, 256) ?? null, ip: who.ip })
+  await q.insertSession(sql, { id: sessionId, userId: who.userId, now: who.now, expiresAt, userAgent: who.userAgent?.slice(0, 256) ?? null, ip: who.ip })
   const accessToken = await ctx.sign({ sid: sessionId, sub: who.userId, exp: Math.floor(expiresAt.getTime() / 1000) })
-  ctx.cookie[SESSION_COOKIE]!.set({
-    value: accessToken,
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: ctx.config.cookieSecure,
-    path: '/',
-    expires: expiresAt,
-  })
-  return { sessionId, accessToken, tokenType: 'Bearer' as const, expiresAt }
+  return { sessionId, accessToken, expiresAt }
 }
 
 /** Answers with an expired session cookie (logout, or the current session ended). */

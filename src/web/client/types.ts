@@ -13,6 +13,7 @@ import type * as learning from '../../modules/learning/model.ts'
 import type * as notifications from '../../modules/notifications/model.ts'
 import type * as reminders from '../../modules/reminders/model.ts'
 import type * as resources from '../../modules/resources/model.ts'
+import type * as sso from '../../modules/sso/model.ts'
 import type * as workspace from '../../modules/workspace/model.ts'
 
 type Out<T extends z.ZodType> = z.output<T>
@@ -20,6 +21,7 @@ type Out<T extends z.ZodType> = z.output<T>
 export type Role = Out<typeof auth.RoleSchema>
 export type User = Out<typeof auth.User>
 export type LoginResult = Out<typeof auth.LoginResult>
+export type LoginProviders = Out<typeof sso.Providers>
 
 /** The paging envelope of list routes (src/http/pagination.ts). */
 export interface Page<T> {

@@ -1,14 +1,18 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router'
-import { api, fieldErrors } from '../api.ts'
-import { applyUserLocale, pickedBeforeLogin, rememberPick, useT } from '../i18n/index.ts'
+import { api, fieldErrors, get } from '../api.ts'
+import { applyUserLocale, defineMessages, pickedBeforeLogin, rememberPick, useT } from '../i18n/index.ts'
+import ssoEn from '../i18n/messages/en/sso.ts'
+import ssoZh from '../i18n/messages/zh-CN/sso.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys } from '../queries.ts'
-import type { LoginResult } from '../types.ts'
+import type { LoginProviders, LoginResult } from '../types.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { TextField } from '../ui/form.tsx'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
+
+const SSO = defineMessages('sso', ssoEn, ssoZh)
 
 /** Only same-site paths are followed after login (no `//evil.example`, no absolute URLs). */
 export function safeNext(next: string | null) {
@@ -19,7 +23,12 @@ export function safeNext(next: string | null) {
 
 export default function LoginPage() {
   const { t } = useT()
+  const { t: ts } = useT(SSO)
   usePageTitle(t('login.title'))
+  // How one logs in here (GET /auth/providers): the password form, single sign-on, or both.
+  const providers = useQuery({ queryKey: ['auth-providers'], queryFn: () => get<LoginProviders>('/auth/providers', { anonymous: true }), staleTime: 5 * 60_000 })
+  const oidc = providers.data?.oidc ?? null
+  const passwordOn = providers.data?.password !== false
   const [params] = useSearchParams()
   const location = useLocation()
   const navigate = useNavigate()
@@ -27,6 +36,7 @@ export default function LoginPage() {
   const next = params.get('next')
   const loggedOut = Boolean((location.state as { loggedOut?: boolean } | null)?.loggedOut)
   const registered = params.get('registered') === '1'
+  const ssoFailed = params.get('error') === 'sso'
 
   const [identifier, setIdentifier] = useState('')
   const [password, setPassword] = useState('')
@@ -77,37 +87,58 @@ export default function LoginPage() {
             {t('login.registered')}
           </p>
         )}
+        {ssoFailed && (
+          <p className="notice notice-error" role="alert" data-testid="sso-error">
+            {ts('failed')}
+          </p>
+        )}
+        {oidc && (
+          <>
+            {!passwordOn && <p>{ts('only', { name: oidc.displayName })}</p>}
+            {/* A full page load: the browser goes to the provider and comes back logged in. */}
+            <a className="btn btn-primary btn-block" href={`${oidc.startUrl}?next=${encodeURIComponent(safeNext(next))}`}>
+              {ts('signInWith', { name: oidc.displayName })}
+            </a>
+            {passwordOn && <p className="auth-or">{ts('or')}</p>}
+          </>
+        )}
         {login.error && !Object.keys(errors).length && <ErrorNotice error={login.error} />}
-        <form onSubmit={submit} noValidate>
-          <TextField
-            label={t('login.identifier')}
-            name="identifier"
-            autoComplete="username"
-            value={identifier}
-            onChange={(e) => setIdentifier(e.target.value)}
-            error={errors.identifier}
-            required
-          />
-          <TextField
-            label={t('login.password')}
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            error={errors.password}
-            required
-          />
-          <button type="submit" className="btn btn-primary btn-block" disabled={login.isPending}>
-            {login.isPending ? t('login.submitting') : t('login.submit')}
-          </button>
-        </form>
-        <p className="auth-switch">
-          <Link to="/forgot-password">{t('login.forgot')}</Link>
-        </p>
-        <p className="auth-switch">
-          {t('login.newHere')} <Link to={next ? `/register?next=${encodeURIComponent(next)}` : '/register'}>{t('login.createAccount')}</Link>
-        </p>
+        {passwordOn && (
+          <form onSubmit={submit} noValidate>
+            <TextField
+              label={t('login.identifier')}
+              name="identifier"
+              autoComplete="username"
+              value={identifier}
+              onChange={(e) => setIdentifier(e.target.value)}
+              error={errors.identifier}
+              required
+            />
+            <TextField
+              label={t('login.password')}
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              error={errors.password}
+              required
+            />
+            <button type="submit" className="btn btn-primary btn-block" disabled={login.isPending}>
+              {login.isPending ? t('login.submitting') : t('login.submit')}
+            </button>
+          </form>
+        )}
+        {passwordOn && (
+          <p className="auth-switch">
+            <Link to="/forgot-password">{t('login.forgot')}</Link>
+          </p>
+        )}
+        {passwordOn && (
+          <p className="auth-switch">
+            {t('login.newHere')} <Link to={next ? `/register?next=${encodeURIComponent(next)}` : '/register'}>{t('login.createAccount')}</Link>
+          </p>
+        )}
         <LanguageSwitcher />
       </div>
     </main>
