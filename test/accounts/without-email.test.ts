@@ -71,8 +71,11 @@ describe('TEACHER_REGISTRATION=closed', () => {
     expect(login.status).toBe(200)
     expect(login.data.user).toMatchObject({ role: 'TEACHER', displayName: 'Prof. X', emailVerified: true })
     expect((await ctx.api.post('/courses', { token: login.data.accessToken, json: { title: 'Made by a teacher', description: 'x' } })).status).toBe(201)
-    await expect(createTeacher(ctx.deps.sql, { username, email: `other-${username}@example.test` }, ctx.deps.config)).rejects.toThrow('already registered')
-    await expect(createTeacher(ctx.deps.sql, { username: 'x', email: 'not-an-address' }, ctx.deps.config)).rejects.toThrow()
+    // Awaited first, then asserted (test-hygiene: no expect(promise).rejects).
+    const taken = await createTeacher(ctx.deps.sql, { username, email: `other-${username}@example.test` }, ctx.deps.config).then(() => null, (e: Error) => e)
+    expect(taken?.message).toContain('already registered')
+    const malformed = await createTeacher(ctx.deps.sql, { username: 'x', email: 'not-an-address' }, ctx.deps.config).then(() => null, (e: Error) => e)
+    expect(malformed).toBeInstanceOf(Error)
   }, 30_000)
 
   test.skipIf(!usingExternalDb())('the CLIs as the operator runs them (PostgreSQL)', async () => {

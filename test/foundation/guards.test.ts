@@ -53,7 +53,7 @@ describe('authorization guards', async () => {
   ] as const)('course %s as %s → %d', async (action, who, status) => {
     const r = await p.get(`/courses/${course.id}/${action}`, { token: callers[who]?.() })
     expect(r.status).toBe(status)
-    if (status === 200) expect(r.data).toEqual({ id: course.id, title: course.title, teacherId: teacher.id, as: who === 'teacher' ? 'TEACHER' : 'STUDENT' })
+    if (status === 200) expect(r.data).toEqual({ id: course.id, title: course.title, teacherId: teacher.id, as: who === 'teacher' ? 'TEACHER' : 'STUDENT', owner: who === 'teacher' })
   })
 
   test('unknown course → 404; non-UUID id → 400', async () => {
