@@ -55,6 +55,7 @@ const en = {
     taskNotFound: 'This learning task does not exist in this course.',
     homeworkNotFound: 'This course has no homework with that id.',
     hasSubmissions: 'Students have already submitted answers under this {{what}}, so it cannot be deleted. Edit it instead.',
+    questionsAnswered: '{{count}} question(s) this edit removes have answers from students. Send confirmQuestionRemoval: true to remove them (their answers then no longer count), or send each kept question with its id.',
     taskTypeLocked: 'Students have already submitted answers to this task, so its type can no longer change.',
     studentsSubmitSheets: 'Only students of this course submit answer sheets.',
     homeworkNotOpen: 'This homework opens at {{startAt}}; submit after that.',
@@ -86,6 +87,7 @@ const en = {
     fieldValueTooLong: '{{field}}: the value is too long',
   },
   field: {
+    staleQuestionScore: "the stored score {{score}} is above this question's current {{points}} point(s); score it again",
     mustBeNumber: 'must be a number',
     atMostScores: 'at most {{max}} scores',
     scoreOrQuestionScores: 'is required (or give questionScores)',

@@ -10,6 +10,7 @@ import {
   CreateTaskBody,
   CreateUnitBody,
   Deleted,
+  EditedTask,
   LearningGradeBody,
   LearningTree,
   Overview,
@@ -144,17 +145,23 @@ function structureRoutes(deps: Deps) {
     })
     .patch(
       '/tasks/:taskId',
-      async ({ course, params, body }) => ok(await structure.updateTask(sql, course.id, params.taskId, body, clock.now()), 'Task updated.'),
+      async ({ course, params, body }) => {
+        const task = await structure.updateTask(sql, course.id, params.taskId, body, clock.now())
+        const r = task.regrade
+        return ok(task, r ? `Task updated; ${r.rescored} of ${r.sheets} answer sheets regraded${r.needsReview ? `, ${r.needsReview} need grading again` : ''}.` : 'Task updated.')
+      },
       {
         course: 'teacher',
         params: idParams('courseId', 'taskId'),
         body: PatchTaskBody,
-        response: { 200: envelope(Task) },
+        response: { 200: envelope(EditedTask) },
         detail: {
           summary: 'Edit a learning task',
           description:
             'Any field of the create body; the result is validated like a new task. Sending `questions` replaces them ' +
-            '(a question keeps its id when the request names it). Changing startAt, dueAt, a notify switch or taskKind ' +
+            '(a question keeps its id when the request names it; send the ids back). A stored question left out that students ' +
+            'answered needs `confirmQuestionRemoval: true`, else 409 HAS_SUBMISSIONS with `data.questions`. A changed answer key, ' +
+            'points or set of questions regrades the sheets already handed in; `regrade` reports it. Changing startAt, dueAt, a notify switch or taskKind ' +
             'reschedules the homework reminders. taskType cannot change once the task has submissions (409).',
         },
       },

@@ -10,6 +10,7 @@ import { insertNotifications } from '../notifications/queries.ts'
 import { afterNotificationsWritten } from '../notifications/written.ts'
 import type { AnswerInput, LearningGradeBody, SubmissionQuery, SubmitBody } from './model.ts'
 import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type TaskRow } from './rows.ts'
+import { staleScores } from './regrade.ts'
 import { autoScore, sheetScore } from './scoring.ts'
 import * as q from './submission-queries.ts'
 import { findTask } from './structure-queries.ts'
@@ -128,6 +129,23 @@ function mergedQuestionScores(questions: StoredQuestion[], stored: QuestionScore
 }
 
 /**
+ * A per-question score stored before the question's points were lowered is above them now
+ * (issue 27.6): every (re)grading of the sheet is refused, naming the question, until the
+ * teacher scores it again (sending it in `questionScores` replaces it).
+ */
+function refuseStaleScores(questions: StoredQuestion[], scores: QuestionScore[]) {
+  const stale = staleScores(questions, scores)
+  if (stale.length) {
+    throw invalid(
+      stale.map((s) => ({
+        field: `questionScores.${s.questionId}`,
+        message: `the stored score ${s.score} is above this question's current ${s.points} point(s); score it again`,
+      })),
+    )
+  }
+}
+
+/**
  * Grades or regrades (score replaced, gradedAt set again) and tells the student. Feedback as
  * for experiments: omitted keeps the current one, null (or empty after sanitising) clears it.
  * With `questionScores` the teacher scores short-answer questions; `score` may then be left
@@ -144,6 +162,9 @@ export async function grade(sql: Sql, courseId: string, grader: CurrentUser, sub
     if (body.questionScores !== undefined) {
       if (sheet.task_type !== 'QUIZ') throw invalidField('questionScores', 'this task has no questions; give score only')
       questionScores = mergedQuestionScores(sheet.questions, sheet.question_scores ?? [], body.questionScores)
+    }
+    if (sheet.task_type === 'QUIZ') refuseStaleScores(sheet.questions, questionScores ?? sheet.question_scores ?? [])
+    if (questionScores !== undefined) {
       if (score === undefined) {
         score = sheetScore(sheet.questions, sheet.answers ?? [], questionScores) ?? undefined
         if (score === undefined) throw invalidField('score', 'is required until every short-answer question has a score')

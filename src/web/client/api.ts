@@ -17,6 +17,8 @@ export class ApiError extends Error {
     readonly code: number,
     message: string,
     readonly fields: FieldError[] = [],
+    /** The envelope's `data` on failure (e.g. the answered questions of a 409). */
+    readonly data: unknown = null,
   ) {
     super(message)
   }
@@ -42,7 +44,7 @@ function fromEnvelope(status: number, body: any): ApiError {
   const code = typeof body?.code === 'number' ? body.code : status * 100
   const message = typeof body?.message === 'string' && body.message ? body.message : translate('errors.requestFailed', { status })
   const fields = Array.isArray(body?.data?.fields) ? (body.data.fields as FieldError[]) : []
-  return new ApiError(status, code, message, fields)
+  return new ApiError(status, code, message, fields, body?.data ?? null)
 }
 
 function settle<T>(status: number, body: any, opts: RequestOptions): T {
