@@ -56,6 +56,7 @@ const en = {
     homeworkNotFound: 'This course has no homework with that id.',
     hasSubmissions: 'Students have already submitted answers under this {{what}}, so it cannot be deleted. Edit it instead.',
     questionsAnswered: '{{count}} question(s) this edit removes have answers from students. Send confirmQuestionRemoval: true to remove them (their answers then no longer count), or send each kept question with its id.',
+    idempotencyKeyReused: 'This Idempotency-Key was already used for a different answer; send a new key for a new attempt.',
     taskTypeLocked: 'Students have already submitted answers to this task, so its type can no longer change.',
     studentsSubmitSheets: 'Only students of this course submit answer sheets.',
     homeworkNotOpen: 'This homework opens at {{startAt}}; submit after that.',
@@ -87,6 +88,7 @@ const en = {
     fieldValueTooLong: '{{field}}: the value is too long',
   },
   field: {
+    idempotencyKeyFormat: 'must be 1 to 255 visible ASCII characters (a new UUID per attempt)',
     staleQuestionScore: "the stored score {{score}} is above this question's current {{points}} point(s); score it again",
     mustBeNumber: 'must be a number',
     atMostScores: 'at most {{max}} scores',

@@ -45,6 +45,7 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     homeworkNotFound: '本课程中没有这项作业。',
     hasSubmissions: '已有学生在这个{{what}}下提交了答案，无法删除，可以改为编辑。',
     questionsAnswered: '此次修改会删除 {{count}} 道已有学生作答的题目。如确认删除（这些作答将不再计分），请发送 confirmQuestionRemoval: true；否则请为保留的题目带上原 id。',
+    idempotencyKeyReused: '这个 Idempotency-Key 已用于另一份答案；新的提交请使用新的 key。',
     taskTypeLocked: '已有学生提交了这个任务的答案，任务类型不能再更改。',
     studentsSubmitSheets: '只有本课程的学生可以提交答卷。',
     homeworkNotOpen: '这项作业于 {{startAt}} 开放，请届时再提交。',
@@ -75,6 +76,7 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     fieldValueTooLong: '{{field}}：内容过长',
   },
   field: {
+    idempotencyKeyFormat: '必须是 1 到 255 个可见 ASCII 字符（每次提交一个新的 UUID）',
     staleQuestionScore: '已保存的得分 {{score}} 高于该题当前的 {{points}} 分，请重新评分',
     mustBeNumber: '必须是数字',
     atMostScores: '最多 {{max}} 个分数',

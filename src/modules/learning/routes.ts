@@ -197,22 +197,28 @@ function submissionRoutes(deps: Deps) {
     .use(authPlugin(deps))
     .post(
       '/tasks/:taskId/submissions',
-      async ({ course, user, params, body, set }) => {
-        set.status = 201
-        return ok(await submissions.submit(sql, course, user, params.taskId, body, clock.now()), 'Submitted.')
+      async ({ course, user, params, body, set, headers }) => {
+        const key = headers['idempotency-key'] ?? null
+        const { submission, replayed } = await submissions.submit(sql, course, user, params.taskId, body, clock.now(), key)
+        set.status = replayed ? 200 : 201
+        if (replayed) set.headers['idempotent-replayed'] = 'true'
+        return ok(submission, replayed ? 'Already handed in with this Idempotency-Key; this is that submission.' : 'Submitted.')
       },
       {
         course: 'student',
         params: idParams('courseId', 'taskId'),
         body: SubmitBody,
-        response: { 201: envelope(Submission) },
+        response: { 200: envelope(Submission), 201: envelope(Submission) },
         detail: {
           summary: 'Submit an answer sheet (students of the course)',
           description:
             '`{ content }` (rich text) for MEDIA tasks, `{ answers: [{ questionId, selectedOptions?, text? }] }` for QUIZ tasks. ' +
             'Every submission is kept and the newest counts; after dueAt it is accepted with `late: true`; before a homework opens, 409. ' +
             'autoScore (0-100) weighs choice questions by points; a multiple-choice question counts only when exactly right. ' +
-            'A quiz without short-answer questions is GRADED at once with score = autoScore.',
+            'A quiz without short-answer questions is GRADED at once with score = autoScore. ' +
+            'Optional `Idempotency-Key` header (1-255 visible ASCII characters, a new UUID per attempt): the same key again for ' +
+            'this task returns the first submission with 200 and `Idempotent-Replayed: true` instead of a second one; the same key ' +
+            'with a different answer is 409.',
         },
       },
     )

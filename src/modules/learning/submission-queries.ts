@@ -16,18 +16,25 @@ export interface NewSubmission {
   /** Set when the sheet is graded at once (a quiz of choice questions only). */
   score: number | null
   late: boolean
+  /** One per hand-in attempt; a second insert with the same key inserts nothing. */
+  idempotencyKey: string | null
   now: Date
 }
 
+/**
+ * Inserts the sheet; with an idempotency key already used by this student for this task,
+ * inserts nothing and returns nothing (a concurrent insert with the key waits for the first).
+ */
 export async function insertSubmission(sql: Db, s: NewSubmission) {
   const graded = s.score !== null
   const [row] = await sql<SubmissionRow[]>`
     with ins as (
       insert into learning_submissions (id, task_id, course_id, student_id, content, answers, auto_score, score,
-                                        status, late, submitted_at, graded_at)
+                                        status, late, submitted_at, graded_at, idempotency_key)
       values (${s.id}, ${s.taskId}, ${s.courseId}, ${s.studentId}, ${s.content},
               ${s.answers === null ? null : sql.json(s.answers as any)}, ${s.autoScore}, ${s.score},
-              ${graded ? 'GRADED' : 'SUBMITTED'}, ${s.late}, ${s.now}, ${graded ? s.now : null})
+              ${graded ? 'GRADED' : 'SUBMITTED'}, ${s.late}, ${s.now}, ${graded ? s.now : null}, ${s.idempotencyKey})
+      on conflict (task_id, student_id, idempotency_key) where idempotency_key is not null do nothing
       returning id, task_id, course_id, student_id, content, answers, auto_score, score, question_scores, feedback,
                 status, late, submitted_at, graded_at
     )
@@ -35,6 +42,16 @@ export async function insertSubmission(sql: Db, s: NewSubmission) {
            ins.auto_score, ins.score, ins.question_scores, ins.feedback, ins.status, ins.late, ins.submitted_at, ins.graded_at
       from ins join users u on u.id = ins.student_id`
   return row!
+}
+
+/** The sheet a student handed in under an idempotency key, or nothing. */
+export async function submissionByKey(sql: Db, taskId: string, studentId: string, key: string) {
+  const [row] = await sql<SubmissionRow[]>`
+    select s.id, s.task_id, s.course_id, s.student_id, u.username, u.display_name, s.content, s.answers,
+           s.auto_score, s.score, s.question_scores, s.feedback, s.status, s.late, s.submitted_at, s.graded_at
+      from learning_submissions s join users u on u.id = s.student_id
+     where s.task_id = ${taskId} and s.student_id = ${studentId} and s.idempotency_key = ${key}`
+  return row ?? null
 }
 
 /**

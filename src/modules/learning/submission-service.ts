@@ -15,6 +15,7 @@ import { autoScore, sheetScore } from './scoring.ts'
 import * as q from './submission-queries.ts'
 import { findTask } from './structure-queries.ts'
 import { invalid } from './task-input.ts'
+import { isLate } from '../../lib/due.ts'
 
 const taskNotFound = () => notFound('TASK_NOT_FOUND', 'This learning task does not exist in this course.')
 
@@ -50,8 +51,19 @@ function quizAnswers(task: TaskRow, answers: AnswerInput[]): StoredAnswer[] {
  * A student's answer sheet. Every submission is kept (the newest counts); late ones are
  * accepted and flagged; a quiz of choice questions only is graded at once.
  */
-export async function submit(sql: Sql, course: CourseAccess, user: CurrentUser, taskId: string, body: SubmitBody, now: Date) {
+export async function submit(
+  sql: Sql,
+  course: CourseAccess,
+  user: CurrentUser,
+  taskId: string,
+  body: SubmitBody,
+  now: Date,
+  idempotencyKey: string | null = null,
+): Promise<{ submission: ReturnType<typeof toSubmission>; replayed: boolean }> {
   if (course.as !== 'STUDENT') throw forbidden('Only students of this course submit answer sheets.')
+  if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    throw invalidField('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a new UUID per attempt)')
+  }
   const task = await findTask(sql, course.id, taskId)
   if (!task) throw taskNotFound()
   if (task.start_at && now < task.start_at) {
@@ -87,14 +99,25 @@ export async function submit(sql: Sql, course: CourseAccess, user: CurrentUser, 
       answers,
       autoScore: auto,
       score,
-      late: task.due_at !== null && now > task.due_at,
+      late: isLate(now, task.due_at),
+      idempotencyKey,
       now,
     })
     .catch((e) => {
       throw e instanceof postgres.PostgresError && e.code === '23503' ? taskNotFound() : e
     })
-  return toSubmission(row)
+  if (row) return { submission: toSubmission(row), replayed: false }
+  // The key was used before: that attempt's sheet is the answer, if this is the same attempt.
+  const first = await q.submissionByKey(sql, task.id, user.id, idempotencyKey!)
+  if (!first) throw taskNotFound()
+  if (JSON.stringify(first.content) !== JSON.stringify(content) || JSON.stringify(first.answers) !== JSON.stringify(answers)) {
+    throw conflict('CONFLICT', 'This Idempotency-Key was already used for a different answer; send a new key for a new attempt.')
+  }
+  return { submission: toSubmission(first), replayed: true }
 }
+
+/** Idempotency-Key: visible ASCII, as in the IETF draft; a UUID per attempt is what the web app sends. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 
 /** The teacher sees every student's sheets (optionally one student's); a student only their own. */
 export async function listSubmissions(sql: Sql, course: CourseAccess, user: CurrentUser, taskId: string, query: SubmissionQuery) {

@@ -38,6 +38,8 @@ export interface RequestOptions {
   /** Calls that may legitimately answer 401 (login) must not bounce to the login page. */
   anonymous?: boolean
   signal?: AbortSignal
+  /** Extra request headers (an Idempotency-Key). */
+  headers?: Record<string, string>
 }
 
 function fromEnvelope(status: number, body: any): ApiError {
@@ -57,7 +59,7 @@ function settle<T>(status: number, body: any, opts: RequestOptions): T {
 /** Calls the API and unwraps the `{ code, message, data }` envelope; failures throw ApiError. */
 export async function api<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
   // The server writes its messages in the language the page is shown in.
-  const headers: Record<string, string> = { accept: 'application/json', 'accept-language': currentLocale() }
+  const headers: Record<string, string> = { ...opts.headers, accept: 'application/json', 'accept-language': currentLocale() }
   let payload: BodyInit | undefined
   if (body instanceof FormData) payload = body
   else if (body !== undefined) {

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Browser } from 'playwright-core'
+import { addStudent, insertCourse } from '../support/fixtures.ts'
+import { signUp, type Account } from '../support/harness.ts'
+import { expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, startServer, type Server, type Tab } from './support.ts'
+
+/**
+ * Issue 29 in Chromium against the real service: one click, one submission (a double-clicked
+ * "Hand in"); a quiz edit keeps the students' answers attached and says it regraded; removing
+ * an answered question asks first; the status at the deadline follows the clock to the second.
+ */
+const PHONE = { width: 390, height: 844 }
+const HOUR = 3600_000
+
+describe.skipIf(!hasChromium)('teaching correctness in the web app (issue 29)', () => {
+  let server: Server
+  let browser: Browser
+  let teacher: Account
+  let students: Account[]
+  let course: { id: string }
+  let pointId: string
+  const tabs: Tab[] = []
+
+  const api = async (method: 'post' | 'get' | 'patch', path: string, json?: unknown, token = teacher.token) => {
+    const r = await server.api[method](path, { token, json })
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`)
+    return r.data
+  }
+  const task = (body: Record<string, unknown>) => api('post', `/courses/${course.id}/learning/points/${pointId}/tasks`, body)
+
+  beforeAll(async () => {
+    server = await startServer()
+    browser = await launchBrowser()
+    teacher = await signUp(server.api, 'TEACHER', 'Prof. Lin')
+    students = [await signUp(server.api, 'STUDENT', 'Sam Student'), await signUp(server.api, 'STUDENT', 'Kim Student')]
+    course = await insertCourse(server.deps.sql, teacher.id, 'Thermodynamics')
+    for (const s of students) await addStudent(server.deps.sql, course.id, s.id)
+    const unit = await api('post', `/courses/${course.id}/learning/units`, { title: 'Unit 1: Heat' })
+    pointId = (await api('post', `/courses/${course.id}/learning/units/${unit.id}/points`, { title: 'Temperature' })).id
+  }, 90_000)
+
+  afterAll(async () => {
+    for (const t of tabs) await t.context.close()
+    await browser?.close()
+    await server?.stop()
+  })
+
+  async function tabOf(who: Account, viewport = PHONE) {
+    const t = await openTab(browser, server.baseUrl, { viewport })
+    tabs.push(t)
+    await t.page.goto('/login')
+    await loginViaUi(t.page, who.username)
+    await t.page.waitForURL('**/courses')
+    return t
+  }
+
+  test('a double-clicked "Hand in" makes one submission, and the button is disabled while sending', async () => {
+    const essay = await task({
+      title: 'Essay: double click',
+      taskKind: 'HOMEWORK',
+      taskType: 'MEDIA',
+      materialType: 'TEXT',
+      content: '<p>Explain the second law in your own words.</p>',
+      startAt: new Date(Date.now() - HOUR).toISOString(),
+      dueAt: new Date(Date.now() + 48 * HOUR).toISOString(),
+    })
+    const t = await tabOf(students[0]!)
+    const p = t.page
+    // Slow the hand-in down so the second click surely lands while the first is on its way.
+    await p.route('**/learning/tasks/*/submissions', async (route) => {
+      if (route.request().method() === 'POST') await new Promise((r) => setTimeout(r, 400))
+      await route.continue()
+    })
+    await p.goto(`/courses/${course.id}?taskId=${essay.id}`)
+    const row = p.locator('details.task', { hasText: 'Essay: double click' })
+    await row.getByRole('textbox', { name: 'Your answer' }).click()
+    await p.keyboard.type('Heat flows from hot to cold.')
+    const button = row.getByRole('button', { name: 'Hand in' })
+    // Two activations within one task, as a fast double click or a bouncing key delivers them:
+    // the second lands before React has re-rendered the button disabled.
+    await button.evaluate((b: HTMLButtonElement) => {
+      b.click()
+      b.click()
+    })
+    const sending = row.getByRole('button', { name: /Handing in/ })
+    await sending.waitFor()
+    expect(await sending.isDisabled()).toBe(true)
+    await row.getByTestId('my-submission').getByText('Heat flows from hot to cold.').waitFor()
+    const mine = await server.api.get(`/courses/${course.id}/learning/tasks/${essay.id}/submissions`, { token: students[0]!.token })
+    expect(mine.data.total).toBe(1)
+    expectNoErrors(t)
+  })
+})
