@@ -90,4 +90,32 @@ describe.skipIf(!hasChromium)('teaching correctness in the web app (issue 29)', 
     expect(mine.data.total).toBe(1)
     expectNoErrors(t)
   })
+
+  test('at the deadline the open page follows the clock: badge Overdue, countdown past due, "What to do next" lists it as overdue', async () => {
+    const dueAt = Date.now() + 8_000
+    await task({
+      title: 'Quick check: due in seconds',
+      taskKind: 'HOMEWORK',
+      taskType: 'QUIZ',
+      questions: [{ type: 'SINGLE_CHOICE', stem: 'Heat flows from?', options: ['hot', 'cold'], correctOptions: [0] }],
+      startAt: new Date(Date.now() - HOUR).toISOString(),
+      dueAt: new Date(dueAt).toISOString(),
+    })
+    const t = await tabOf(students[1]!)
+    const p = t.page
+    await p.goto(`/courses/${course.id}?module=homework`)
+    const row = p.locator('details.task', { hasText: 'Quick check: due in seconds' })
+    await row.getByText('In progress', { exact: true }).waitFor()
+    await row.locator('.countdown').waitFor()
+    // No reload, no refetch needed: the badge turns within a second or two of the deadline.
+    await row.getByText('Overdue', { exact: true }).waitFor({ timeout: dueAt - Date.now() + 10_000 })
+    expect(Date.now()).toBeGreaterThanOrEqual(dueAt)
+    expect(await row.locator('.countdown').count()).toBe(0)
+
+    await p.goto(`/courses/${course.id}`)
+    const next = p.getByTestId('next-up')
+    await next.getByTestId('next-overdue').getByText('Quick check: due in seconds').waitFor()
+    expect(await next.locator('.next-due').getByText('Quick check: due in seconds').count()).toBe(0)
+    expectNoErrors(t)
+  }, 60_000)
 })

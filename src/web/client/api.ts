@@ -1,5 +1,6 @@
 import { currentLocale, translate } from './i18n/index.ts'
 import type { Page } from './types.ts'
+import { noteServerDate } from './teaching/clock.ts'
 
 /** The web front end reaches the API through this prefix; the login cookie rides along. */
 export const API_BASE = '/core/api/v1'
@@ -67,8 +68,10 @@ export async function api<T>(method: string, path: string, body?: unknown, opts:
     payload = JSON.stringify(body)
   }
   let res: Response
+  const sentAt = Date.now()
   try {
     res = await fetch(API_BASE + path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal })
+    noteServerDate(res.headers.get('date'), sentAt, Date.now())
   } catch (e) {
     if ((e as Error)?.name === 'AbortError') throw e
     throw new ApiError(NETWORK, 0, translate('errors.offline'))

@@ -11,5 +11,12 @@ const en = {
     confirm: 'Remove and save',
     keep: 'Keep editing',
   },
+  next: {
+    overdue: 'Overdue',
+    wasDue: 'Was due {{relative}} · {{date}}',
+    moreOverdue_one: 'and {{count}} more overdue',
+    moreOverdue_other: 'and {{count}} more overdue',
+    lateAccepted: 'You can still hand these in; they are marked late.',
+  },
 }
 export default en

@@ -14,5 +14,12 @@ const zh: Catalogue<typeof en> = {
     confirm: '删除并保存',
     keep: '继续编辑',
   },
+  next: {
+    overdue: '已逾期',
+    wasDue: '截止于{{relative}} · {{date}}',
+    moreOverdue_one: '另有 {{count}} 项逾期',
+    moreOverdue_other: '另有 {{count}} 项逾期',
+    lateAccepted: '仍可提交，但会标记为迟交。',
+  },
 }
 export default zh
