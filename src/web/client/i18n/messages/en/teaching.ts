@@ -18,5 +18,9 @@ const en = {
     moreOverdue_other: 'and {{count}} more overdue',
     lateAccepted: 'You can still hand these in; they are marked late.',
   },
+  gone: {
+    title: 'This task is no longer in the course',
+    body: 'The teacher removed it after this link was sent, so there is nothing to hand in. Reminders for it have stopped.',
+  },
 }
 export default en

@@ -21,5 +21,9 @@ const zh: Catalogue<typeof en> = {
     moreOverdue_other: '另有 {{count}} 项逾期',
     lateAccepted: '仍可提交，但会标记为迟交。',
   },
+  gone: {
+    title: '该任务已不在课程中',
+    body: '此链接发出后，老师删除了该任务，因此无需提交。相关提醒也已停止。',
+  },
 }
 export default zh
