@@ -118,4 +118,82 @@ describe.skipIf(!hasChromium)('teaching correctness in the web app (issue 29)', 
     expect(await next.locator('.next-due').getByText('Quick check: due in seconds').count()).toBe(0)
     expectNoErrors(t)
   }, 60_000)
+
+  test('teacher: a quiz edit keeps the answers attached, says it regraded, and asks before removing an answered question', async () => {
+    const quiz = await task({
+      title: 'Quiz: heat',
+      taskType: 'QUIZ',
+      questions: [
+        { type: 'SINGLE_CHOICE', stem: 'Heat flows from?', options: ['hot', 'cold'], correctOptions: [0], points: 2 },
+        { type: 'SINGLE_CHOICE', stem: 'Unit of energy?', options: ['joule', 'watt'], correctOptions: [0], points: 2 },
+      ],
+    })
+    const ids = quiz.questions.map((q: any) => q.id)
+    const sheet = await api('post', `/courses/${course.id}/learning/tasks/${quiz.id}/submissions`, {
+      answers: [{ questionId: ids[0], selectedOptions: [0] }, { questionId: ids[1], selectedOptions: [0] }],
+    }, students[0]!.token)
+    expect(sheet.score).toBe(100)
+    const t = await tabOf(teacher, { width: 1280, height: 900 })
+    const p = t.page
+    await p.goto(`/courses/${course.id}/manage?tab=learning`)
+    const edit = async () => {
+      await p.getByRole('button', { name: /^Edit: Quiz: heat/ }).click()
+      return p.getByRole('form', { name: /Quiz: heat/ })
+    }
+    // 1. The title only: same question ids, nothing regraded.
+    let form = await edit()
+    await form.getByLabel('Title').fill('Quiz: heat (week 2)')
+    await form.getByRole('button', { name: 'Save task' }).click()
+    await form.waitFor({ state: 'detached' })
+    let stored = await api('get', `/courses/${course.id}/learning/tasks/${quiz.id}`)
+    expect(stored.questions.map((q: any) => q.id)).toEqual(ids)
+    // 2. A new key for question 1: the sheet is regraded and the page says so.
+    form = await edit()
+    await form.locator('.question-editor').nth(0).getByLabel('Option 2 is correct').check()
+    await form.getByRole('button', { name: 'Save task' }).click()
+    await p.getByTestId('regrade-notice').getByText('1 of 1 answer sheets were regraded').waitFor()
+    stored = await api('get', `/courses/${course.id}/learning/tasks/${quiz.id}`)
+    expect(stored.questions.map((q: any) => q.id)).toEqual(ids)
+    const sheets = await api('get', `/courses/${course.id}/learning/tasks/${quiz.id}/submissions`)
+    expect(sheets.items[0]).toMatchObject({ score: 50, autoScore: 50 })
+    // 3. Removing the answered question 2 asks first; "Remove and save" goes through.
+    form = await edit()
+    await form.getByRole('button', { name: 'Remove question 2' }).click()
+    await form.getByRole('button', { name: 'Save task' }).click()
+    const ask = form.getByTestId('confirm-question-removal')
+    await ask.getByText('Unit of energy?').waitFor()
+    expect((await api('get', `/courses/${course.id}/learning/tasks/${quiz.id}`)).questions).toHaveLength(2)
+    await ask.getByRole('button', { name: 'Remove and save' }).click()
+    await form.waitFor({ state: 'detached' })
+    stored = await api('get', `/courses/${course.id}/learning/tasks/${quiz.id}`)
+    expect(stored.questions.map((q: any) => q.id)).toEqual([ids[0]])
+    expectNoErrors(t)
+  }, 90_000)
+
+  test('student: a deleted announcement leaves Messages; a reminder link to a deleted homework explains itself', async () => {
+    const ann = await api('post', `/courses/${course.id}/announcements`, { title: 'Field trip on Friday', content: '<p>Bring boots.</p>' })
+    const gone = await task({
+      title: 'Homework that will be removed',
+      taskKind: 'HOMEWORK',
+      taskType: 'MEDIA',
+      materialType: 'TEXT',
+      content: '<p>x</p>',
+      startAt: new Date(Date.now() - HOUR).toISOString(),
+      dueAt: new Date(Date.now() + 48 * HOUR).toISOString(),
+    })
+    const t = await tabOf(students[1]!)
+    const p = t.page
+    await p.goto('/messages')
+    await p.getByText('Field trip on Friday').first().waitFor()
+    expect((await server.api.del(`/courses/${course.id}/announcements/${ann.id}`, { token: teacher.token })).status).toBe(200)
+    expect((await server.api.del(`/courses/${course.id}/learning/tasks/${gone.id}`, { token: teacher.token })).status).toBe(200)
+    await p.reload()
+    await p.getByRole('heading', { level: 1 }).waitFor()
+    await p.waitForLoadState('networkidle')
+    expect(await p.getByText('Field trip on Friday').count()).toBe(0)
+    // The reminder's link: /courses/{courseId}?taskId={taskId}
+    await p.goto(`/courses/${course.id}?taskId=${gone.id}`)
+    await p.getByTestId('task-gone').getByText('This task is no longer in the course').waitFor()
+    expectNoErrors(t)
+  }, 60_000)
 })
