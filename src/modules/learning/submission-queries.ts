@@ -120,18 +120,21 @@ export async function gradeSubmission(
 }
 
 /**
- * Per-student learning summary in one statement. Only each student's newest submission per
- * task counts; `averageScore` is over graded newest submissions (null when none).
+ * Per-student summary in one statement, the same total as the gradebook (issue 29.5): what a
+ * student hands in — homework, quizzes and experiments — with each one's newest submission;
+ * `averageScore` is over the graded ones (null when none). Reading/video material is no task.
  * `studentId` narrows to one student (a student sees only their own row).
  */
 export async function learningOverview(sql: Db, courseId: string, studentId: string | null, window: RowWindow = null) {
   // Per-student totals are kept by triggers (sql/007_grade_totals.sql): one row per student.
   return sql<OverviewRow[]>`
     select m.user_id, m.username, m.display_name,
-           (select count(*)::int from learning_tasks where course_id = ${courseId}) as total_tasks,
-           coalesce(g.task_count, 0) as submitted_tasks,
-           coalesce(g.task_graded, 0) as graded_tasks,
-           case when g.task_graded > 0 then round(g.task_score_sum / g.task_graded, 2) end as average_score,
+           ((select count(*)::int from learning_tasks where course_id = ${courseId} and (task_kind = 'HOMEWORK' or task_type = 'QUIZ'))
+             + (select count(*)::int from experiments where course_id = ${courseId})) as total_tasks,
+           coalesce(g.task_count + g.lab_count, 0) as submitted_tasks,
+           coalesce(g.task_graded + g.lab_graded, 0) as graded_tasks,
+           case when g.task_graded + g.lab_graded > 0
+                then round((g.task_score_sum + g.lab_score_sum) / (g.task_graded + g.lab_graded), 2) end as average_score,
            (select count(*)::int from course_members c where c.course_id = ${courseId} ${studentId ? sql`and c.user_id = ${studentId}` : sql``}) as total
       from ${roster(sql, courseId, studentId, window)} m
       left join grade_totals g on g.course_id = ${courseId} and g.student_id = m.user_id

@@ -388,7 +388,8 @@ export function GradesSection({ course, isTeacher }: SectionProps) {
               <dl className="stats" data-testid="progress">
                 <div>
                   <dt>{t('grades.toHandIn')}</dt>
-                  <dd>{graded.length}</dd>
+                  {/* The gradebook's total (homework, quizzes and experiments), so the numbers agree. */}
+                  <dd>{mine ? mine.totalTasks : '…'}</dd>
                 </div>
                 <div>
                   <dt>{t('grades.submitted')}</dt>
