@@ -71,3 +71,22 @@ export async function deleteAnnouncement(sql: Db, courseId: string, id: string) 
   const res = await sql`delete from announcements where id = ${id} and course_id = ${courseId}`
   return res.count === 1
 }
+
+/** Rewrites the notifications of an announcement after an edit (title, excerpt, and their params). */
+export async function rewriteNotifications(sql: Db, announcementId: string, title: string, excerpt: string) {
+  await sql`
+    update notifications
+       set title = ${title}, content = ${excerpt},
+           params = params || jsonb_build_object('announcementTitle', ${title}::text, 'excerpt', ${excerpt}::text)
+     where notification_type = 'ANNOUNCEMENT' and params ->> 'announcementId' = ${announcementId}
+       and (title is distinct from ${title} or content is distinct from ${excerpt})`
+}
+
+/** Retracts the notifications of a deleted announcement; returns whose inboxes changed. */
+export async function retractNotifications(sql: Db, announcementId: string) {
+  const rows = await sql<{ user_id: string }[]>`
+    delete from notifications
+     where notification_type = 'ANNOUNCEMENT' and params ->> 'announcementId' = ${announcementId}
+    returning user_id`
+  return [...new Set(rows.map((r) => r.user_id))]
+}

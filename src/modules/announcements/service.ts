@@ -6,6 +6,7 @@ import { offsetOf, page, type PageQuery } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import { notifyCourseStudents } from '../notifications/queries.ts'
+import { announceCounts } from '../notifications/bus.ts'
 import { afterNotificationsWritten } from '../notifications/written.ts'
 import type { CreateAnnouncementBody, UpdateAnnouncementBody } from './model.ts'
 import { excerpt } from './plain-text.ts'
@@ -54,7 +55,7 @@ export async function publish(sql: Sql, courseId: string, author: CurrentUser, b
         title: body.title,
         content: excerpt(content),
         actionPath: `/courses/${courseId}`,
-        params: { kind: 'ANNOUNCEMENT', courseId, courseTitle: null, announcementTitle: body.title, excerpt: excerpt(content) },
+        params: { kind: 'ANNOUNCEMENT', announcementId: id, courseId, courseTitle: null, announcementTitle: body.title, excerpt: excerpt(content) },
       },
       now,
     )
@@ -71,14 +72,24 @@ export async function list(sql: Sql, courseId: string, query: PageQuery) {
   return page(rows.map(toAnnouncement), total, query)
 }
 
-/** Edits do not notify again. */
+/** Edits do not notify again; the notifications already delivered show the new title and excerpt. */
 export async function update(sql: Sql, courseId: string, id: string, body: UpdateAnnouncementBody, now: Date) {
   const patch = { title: body.title, content: body.content === undefined ? undefined : cleanContent(body.content) }
-  if (!(await q.updateAnnouncement(sql, courseId, id, patch, now))) throw announcementNotFound()
+  await sql.begin(async (tx) => {
+    if (!(await q.updateAnnouncement(tx, courseId, id, patch, now))) throw announcementNotFound()
+    const row = await q.findAnnouncement(tx, courseId, id)
+    if (row) await q.rewriteNotifications(tx, id, row.title, excerpt(row.content))
+  })
   return load(sql, courseId, id)
 }
 
-/** Notifications already delivered stay in the inbox; they link to the course, not the announcement. */
+/**
+ * Deleting retracts the announcement's notifications from every inbox (and their unsent
+ * e-mails, by cascade); the counters follow by their triggers and the live streams are told.
+ */
 export async function remove(sql: Sql, courseId: string, id: string) {
-  if (!(await q.deleteAnnouncement(sql, courseId, id))) throw announcementNotFound()
+  await sql.begin(async (tx) => {
+    if (!(await q.deleteAnnouncement(tx, courseId, id))) throw announcementNotFound()
+    await announceCounts(tx, await q.retractNotifications(tx, id))
+  })
 }

@@ -12,6 +12,7 @@ import type { StoredFileMeta } from '../../storage/download.ts'
 import type { FileStorage } from '../../storage/storage.ts'
 import { checkUpload, cleanContentType, cleanFileName, type UploadedFile } from '../../storage/upload.ts'
 import type { ExperimentCreate, ExperimentPatch } from './model.ts'
+import { isLate, remainingSeconds } from '../../lib/due.ts'
 import * as q from './queries.ts'
 
 // The one place rows become API objects.
@@ -138,7 +139,7 @@ export async function submit(
       fileSize: stored.size,
       contentType: cleanContentType(args.file.type),
       note: args.note?.trim() || null,
-      late: args.now.getTime() > args.experiment.due_at.getTime(),
+      late: isLate(args.now, args.experiment.due_at),
       now: args.now,
     })
     return toSubmission(row)
@@ -223,8 +224,9 @@ export async function myExperiments(sql: Sql, userId: string, courseId: string |
   const rows = await q.listMyExperiments(sql, userId, courseId)
   return {
     items: rows.map((r) => {
-      const remaining = Math.max(0, Math.floor((r.due_at.getTime() - now.getTime()) / 1000))
-      const status = r.submitted_at ? 'SUBMITTED' : r.due_at.getTime() > now.getTime() ? 'OPEN' : 'OVERDUE'
+      const remaining = remainingSeconds(now, r.due_at)
+      // The due-time rule (src/lib/due.ts): open up to and including dueAt.
+      const status = r.submitted_at ? 'SUBMITTED' : isLate(now, r.due_at) ? 'OVERDUE' : 'OPEN'
       return {
         experimentId: r.id,
         courseId: r.course_id,

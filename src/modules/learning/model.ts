@@ -185,10 +185,16 @@ export const CreateTaskBody = z
 export type CreateTaskBody = z.infer<typeof CreateTaskBody>
 
 export const PatchTaskBody = z
-  .object(Object.fromEntries(Object.entries(taskFields).map(([k, v]) => [k, v.optional()])) as {
-    [K in keyof typeof taskFields]: z.ZodOptional<(typeof taskFields)[K]>
+  .object({
+    ...(Object.fromEntries(Object.entries(taskFields).map(([k, v]) => [k, v.optional()])) as {
+      [K in keyof typeof taskFields]: z.ZodOptional<(typeof taskFields)[K]>
+    }),
+    confirmQuestionRemoval: z.boolean().optional().meta({
+      description:
+        'Questions are matched by `id`; a stored question the edit leaves out is removed. When students answered it, the edit is refused with 409 HAS_SUBMISSIONS (`data.questions`: `[{ id, stem, answers }]`) unless this is true.',
+    }),
   })
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'send at least one field to change' })
+  .refine((b) => Object.entries(b).some(([k, v]) => k !== 'confirmQuestionRemoval' && v !== undefined), { message: 'send at least one field to change' })
 export type PatchTaskBody = z.infer<typeof PatchTaskBody>
 
 export const Question = z
@@ -224,6 +230,21 @@ export const Task = z
     createdAt: IsoDateTime,
   })
   .meta({ id: 'LearningTask' })
+
+export const Regrade = z
+  .object({
+    sheets: z.number().int().meta({ description: 'Sheets of the task looked at.' }),
+    rescored: z.number().int().meta({ description: 'Sheets whose score changed with the new answer key or points.' }),
+    needsReview: z.number().int().meta({ description: 'Sheets holding a per-question score above its new points; their score is kept until the teacher grades them again.' }),
+  })
+  .meta({ id: 'QuizRegrade' })
+
+/** PATCH answers the task plus what the edit did to the sheets already handed in. */
+export const EditedTask = Task.extend({
+  regrade: Regrade.nullable().meta({
+    description: 'Set when the edit changed an answer key, points or the set of questions of a quiz with submissions: every sheet was rescored at once (scores the teacher typed are kept).',
+  }),
+}).meta({ id: 'EditedLearningTask' })
 
 export const PointWithTasks = Point.extend({ tasks: z.array(Task) }).meta({ id: 'KnowledgePointWithTasks' })
 export const UnitWithPoints = Unit.extend({ points: z.array(PointWithTasks) }).meta({ id: 'LearningUnitWithPoints' })

@@ -10,6 +10,7 @@ import {
   CreateTaskBody,
   CreateUnitBody,
   Deleted,
+  EditedTask,
   LearningGradeBody,
   LearningTree,
   Overview,
@@ -144,17 +145,23 @@ function structureRoutes(deps: Deps) {
     })
     .patch(
       '/tasks/:taskId',
-      async ({ course, params, body }) => ok(await structure.updateTask(sql, course.id, params.taskId, body, clock.now()), 'Task updated.'),
+      async ({ course, params, body }) => {
+        const task = await structure.updateTask(sql, course.id, params.taskId, body, clock.now())
+        const r = task.regrade
+        return ok(task, r ? `Task updated; ${r.rescored} of ${r.sheets} answer sheets regraded${r.needsReview ? `, ${r.needsReview} need grading again` : ''}.` : 'Task updated.')
+      },
       {
         course: 'teacher',
         params: idParams('courseId', 'taskId'),
         body: PatchTaskBody,
-        response: { 200: envelope(Task) },
+        response: { 200: envelope(EditedTask) },
         detail: {
           summary: 'Edit a learning task',
           description:
             'Any field of the create body; the result is validated like a new task. Sending `questions` replaces them ' +
-            '(a question keeps its id when the request names it). Changing startAt, dueAt, a notify switch or taskKind ' +
+            '(a question keeps its id when the request names it; send the ids back). A stored question left out that students ' +
+            'answered needs `confirmQuestionRemoval: true`, else 409 HAS_SUBMISSIONS with `data.questions`. A changed answer key, ' +
+            'points or set of questions regrades the sheets already handed in; `regrade` reports it. Changing startAt, dueAt, a notify switch or taskKind ' +
             'reschedules the homework reminders. taskType cannot change once the task has submissions (409).',
         },
       },
@@ -190,22 +197,28 @@ function submissionRoutes(deps: Deps) {
     .use(authPlugin(deps))
     .post(
       '/tasks/:taskId/submissions',
-      async ({ course, user, params, body, set }) => {
-        set.status = 201
-        return ok(await submissions.submit(sql, course, user, params.taskId, body, clock.now()), 'Submitted.')
+      async ({ course, user, params, body, set, headers }) => {
+        const key = headers['idempotency-key'] ?? null
+        const { submission, replayed } = await submissions.submit(sql, course, user, params.taskId, body, clock.now(), key)
+        set.status = replayed ? 200 : 201
+        if (replayed) set.headers['idempotent-replayed'] = 'true'
+        return ok(submission, replayed ? 'Already handed in with this Idempotency-Key; this is that submission.' : 'Submitted.')
       },
       {
         course: 'student',
         params: idParams('courseId', 'taskId'),
         body: SubmitBody,
-        response: { 201: envelope(Submission) },
+        response: { 200: envelope(Submission), 201: envelope(Submission) },
         detail: {
           summary: 'Submit an answer sheet (students of the course)',
           description:
             '`{ content }` (rich text) for MEDIA tasks, `{ answers: [{ questionId, selectedOptions?, text? }] }` for QUIZ tasks. ' +
             'Every submission is kept and the newest counts; after dueAt it is accepted with `late: true`; before a homework opens, 409. ' +
             'autoScore (0-100) weighs choice questions by points; a multiple-choice question counts only when exactly right. ' +
-            'A quiz without short-answer questions is GRADED at once with score = autoScore.',
+            'A quiz without short-answer questions is GRADED at once with score = autoScore. ' +
+            'Optional `Idempotency-Key` header (1-255 visible ASCII characters, a new UUID per attempt): the same key again for ' +
+            'this task returns the first submission with 200 and `Idempotent-Replayed: true` instead of a second one; the same key ' +
+            'with a different answer is 409.',
         },
       },
     )

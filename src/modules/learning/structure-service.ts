@@ -1,11 +1,12 @@
 import postgres from 'postgres'
 import type { Sql } from '../../db/connect.ts'
-import { conflict, invalidField, notFound } from '../../http/errors.ts'
+import { AppError, conflict, invalidField, notFound } from '../../http/errors.ts'
 import type { CourseAccess } from '../../http/guards.ts'
 import { newId } from '../../lib/ids.ts'
 import { homeworkCreated, homeworkScheduleChanged } from '../reminders/hooks.ts'
 import type { CreateTaskBody, CreateUnitBody, PatchTaskBody, PatchUnitBody, ReorderBody } from './model.ts'
 import { toPoint, toTask, toUnit, type Viewer } from './rows.ts'
+import { answeredQuestions, gradingChanged, regradeTask, type RegradeSummary } from './regrade.ts'
 import * as q from './structure-queries.ts'
 import { mergePatch, scheduleChanged, taskValues } from './task-input.ts'
 
@@ -92,13 +93,33 @@ export async function createTask(sql: Sql, courseId: string, pointId: string, bo
   })
 }
 
+/**
+ * An edit keeps question ids (questions sent with their `id`); a question of the task that the
+ * edit leaves out and that students answered is removed only with `confirmQuestionRemoval`
+ * (else 409 HAS_SUBMISSIONS naming them). An edit that changes what sheets are worth regrades
+ * them in the same transaction; `regrade` says what happened (null when nothing was regraded).
+ */
 export async function updateTask(sql: Sql, courseId: string, taskId: string, patch: PatchTaskBody, now: Date) {
+  const { confirmQuestionRemoval, ...fields } = patch
   return sql.begin(async (tx) => {
     const before = await q.findTaskForUpdate(tx, courseId, taskId)
     if (!before) throw taskNotFound()
-    const values = taskValues(mergePatch(before, patch), before.questions, now)
+    const values = taskValues(mergePatch(before, fields), before.questions, now)
     if (values.taskType !== before.task_type && before.has_submissions) {
       throw conflict('HAS_SUBMISSIONS', 'Students have already submitted answers to this task, so its type can no longer change.')
+    }
+    const kept = new Set(values.questions.map((qu) => qu.id))
+    const dropped = before.questions.filter((qu) => !kept.has(qu.id))
+    if (dropped.length && before.has_submissions && !confirmQuestionRemoval) {
+      const answered = await answeredQuestions(tx, taskId, dropped.map((qu) => qu.id))
+      const questions = dropped.filter((qu) => answered.has(qu.id)).map((qu) => ({ id: qu.id, stem: qu.stem, answers: answered.get(qu.id)! }))
+      if (questions.length) {
+        throw new AppError(
+          'HAS_SUBMISSIONS',
+          `${questions.length} question(s) this edit removes have answers from students. Send confirmQuestionRemoval: true to remove them (their answers then no longer count), or send each kept question with its id.`,
+          { questions },
+        )
+      }
     }
     if (values.resourceId && values.resourceId !== before.resource_id && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) {
       throw badResource()
@@ -107,7 +128,11 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
     if (scheduleChanged(before, values)) {
       await homeworkScheduleChanged(tx, taskId, now, { published: before.task_kind !== 'HOMEWORK' && row.task_kind === 'HOMEWORK' })
     }
-    return toTask(row, 'TEACHER')
+    let regrade: RegradeSummary | null = null
+    if (before.has_submissions && row.task_type === 'QUIZ' && gradingChanged(before.questions, row.questions)) {
+      regrade = await regradeTask(tx, taskId, before.questions, row.questions)
+    }
+    return { ...toTask(row, 'TEACHER'), regrade }
   })
 }
 

@@ -16,18 +16,25 @@ export interface NewSubmission {
   /** Set when the sheet is graded at once (a quiz of choice questions only). */
   score: number | null
   late: boolean
+  /** One per hand-in attempt; a second insert with the same key inserts nothing. */
+  idempotencyKey: string | null
   now: Date
 }
 
+/**
+ * Inserts the sheet; with an idempotency key already used by this student for this task,
+ * inserts nothing and returns nothing (a concurrent insert with the key waits for the first).
+ */
 export async function insertSubmission(sql: Db, s: NewSubmission) {
   const graded = s.score !== null
   const [row] = await sql<SubmissionRow[]>`
     with ins as (
       insert into learning_submissions (id, task_id, course_id, student_id, content, answers, auto_score, score,
-                                        status, late, submitted_at, graded_at)
+                                        status, late, submitted_at, graded_at, idempotency_key)
       values (${s.id}, ${s.taskId}, ${s.courseId}, ${s.studentId}, ${s.content},
               ${s.answers === null ? null : sql.json(s.answers as any)}, ${s.autoScore}, ${s.score},
-              ${graded ? 'GRADED' : 'SUBMITTED'}, ${s.late}, ${s.now}, ${graded ? s.now : null})
+              ${graded ? 'GRADED' : 'SUBMITTED'}, ${s.late}, ${s.now}, ${graded ? s.now : null}, ${s.idempotencyKey})
+      on conflict (task_id, student_id, idempotency_key) where idempotency_key is not null do nothing
       returning id, task_id, course_id, student_id, content, answers, auto_score, score, question_scores, feedback,
                 status, late, submitted_at, graded_at
     )
@@ -35,6 +42,16 @@ export async function insertSubmission(sql: Db, s: NewSubmission) {
            ins.auto_score, ins.score, ins.question_scores, ins.feedback, ins.status, ins.late, ins.submitted_at, ins.graded_at
       from ins join users u on u.id = ins.student_id`
   return row!
+}
+
+/** The sheet a student handed in under an idempotency key, or nothing. */
+export async function submissionByKey(sql: Db, taskId: string, studentId: string, key: string) {
+  const [row] = await sql<SubmissionRow[]>`
+    select s.id, s.task_id, s.course_id, s.student_id, u.username, u.display_name, s.content, s.answers,
+           s.auto_score, s.score, s.question_scores, s.feedback, s.status, s.late, s.submitted_at, s.graded_at
+      from learning_submissions s join users u on u.id = s.student_id
+     where s.task_id = ${taskId} and s.student_id = ${studentId} and s.idempotency_key = ${key}`
+  return row ?? null
 }
 
 /**
@@ -103,18 +120,21 @@ export async function gradeSubmission(
 }
 
 /**
- * Per-student learning summary in one statement. Only each student's newest submission per
- * task counts; `averageScore` is over graded newest submissions (null when none).
+ * Per-student summary in one statement, the same total as the gradebook (issue 29.5): what a
+ * student hands in — homework, quizzes and experiments — with each one's newest submission;
+ * `averageScore` is over the graded ones (null when none). Reading/video material is no task.
  * `studentId` narrows to one student (a student sees only their own row).
  */
 export async function learningOverview(sql: Db, courseId: string, studentId: string | null, window: RowWindow = null) {
   // Per-student totals are kept by triggers (sql/007_grade_totals.sql): one row per student.
   return sql<OverviewRow[]>`
     select m.user_id, m.username, m.display_name,
-           (select count(*)::int from learning_tasks where course_id = ${courseId}) as total_tasks,
-           coalesce(g.task_count, 0) as submitted_tasks,
-           coalesce(g.task_graded, 0) as graded_tasks,
-           case when g.task_graded > 0 then round(g.task_score_sum / g.task_graded, 2) end as average_score,
+           ((select count(*)::int from learning_tasks where course_id = ${courseId} and (task_kind = 'HOMEWORK' or task_type = 'QUIZ'))
+             + (select count(*)::int from experiments where course_id = ${courseId})) as total_tasks,
+           coalesce(g.task_count + g.lab_count, 0) as submitted_tasks,
+           coalesce(g.task_graded + g.lab_graded, 0) as graded_tasks,
+           case when g.task_graded + g.lab_graded > 0
+                then round((g.task_score_sum + g.lab_score_sum) / (g.task_graded + g.lab_graded), 2) end as average_score,
            ${studentId ? sql`(select count(*)::int from course_members c where c.course_id = ${courseId} and c.user_id = ${studentId})` : sql`coalesce((select cc.students from course_counters cc where cc.course_id = ${courseId}), 0)`} as total
       from ${roster(sql, courseId, studentId, window)} m
       left join grade_totals g on g.course_id = ${courseId} and g.student_id = m.user_id

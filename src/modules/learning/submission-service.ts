@@ -10,10 +10,12 @@ import { insertNotifications } from '../notifications/queries.ts'
 import { afterNotificationsWritten } from '../notifications/written.ts'
 import type { AnswerInput, LearningGradeBody, SubmissionQuery, SubmitBody } from './model.ts'
 import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type TaskRow } from './rows.ts'
+import { staleScores } from './regrade.ts'
 import { autoScore, sheetScore } from './scoring.ts'
 import * as q from './submission-queries.ts'
 import { findTask } from './structure-queries.ts'
 import { invalid } from './task-input.ts'
+import { isLate } from '../../lib/due.ts'
 
 const taskNotFound = () => notFound('TASK_NOT_FOUND', 'This learning task does not exist in this course.')
 
@@ -49,8 +51,19 @@ function quizAnswers(task: TaskRow, answers: AnswerInput[]): StoredAnswer[] {
  * A student's answer sheet. Every submission is kept (the newest counts); late ones are
  * accepted and flagged; a quiz of choice questions only is graded at once.
  */
-export async function submit(sql: Sql, course: CourseAccess, user: CurrentUser, taskId: string, body: SubmitBody, now: Date) {
+export async function submit(
+  sql: Sql,
+  course: CourseAccess,
+  user: CurrentUser,
+  taskId: string,
+  body: SubmitBody,
+  now: Date,
+  idempotencyKey: string | null = null,
+): Promise<{ submission: ReturnType<typeof toSubmission>; replayed: boolean }> {
   if (course.as !== 'STUDENT') throw forbidden('Only students of this course submit answer sheets.')
+  if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    throw invalidField('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a new UUID per attempt)')
+  }
   const task = await findTask(sql, course.id, taskId)
   if (!task) throw taskNotFound()
   if (task.start_at && now < task.start_at) {
@@ -86,14 +99,25 @@ export async function submit(sql: Sql, course: CourseAccess, user: CurrentUser, 
       answers,
       autoScore: auto,
       score,
-      late: task.due_at !== null && now > task.due_at,
+      late: isLate(now, task.due_at),
+      idempotencyKey,
       now,
     })
     .catch((e) => {
       throw e instanceof postgres.PostgresError && e.code === '23503' ? taskNotFound() : e
     })
-  return toSubmission(row)
+  if (row) return { submission: toSubmission(row), replayed: false }
+  // The key was used before: that attempt's sheet is the answer, if this is the same attempt.
+  const first = await q.submissionByKey(sql, task.id, user.id, idempotencyKey!)
+  if (!first) throw taskNotFound()
+  if (JSON.stringify(first.content) !== JSON.stringify(content) || JSON.stringify(first.answers) !== JSON.stringify(answers)) {
+    throw conflict('CONFLICT', 'This Idempotency-Key was already used for a different answer; send a new key for a new attempt.')
+  }
+  return { submission: toSubmission(first), replayed: true }
 }
+
+/** Idempotency-Key: visible ASCII, as in the IETF draft; a UUID per attempt is what the web app sends. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 
 /** The teacher sees every student's sheets (optionally one student's); a student only their own. */
 export async function listSubmissions(sql: Sql, course: CourseAccess, user: CurrentUser, taskId: string, query: SubmissionQuery) {
@@ -128,6 +152,23 @@ function mergedQuestionScores(questions: StoredQuestion[], stored: QuestionScore
 }
 
 /**
+ * A per-question score stored before the question's points were lowered is above them now
+ * (issue 27.6): every (re)grading of the sheet is refused, naming the question, until the
+ * teacher scores it again (sending it in `questionScores` replaces it).
+ */
+function refuseStaleScores(questions: StoredQuestion[], scores: QuestionScore[]) {
+  const stale = staleScores(questions, scores)
+  if (stale.length) {
+    throw invalid(
+      stale.map((s) => ({
+        field: `questionScores.${s.questionId}`,
+        message: `the stored score ${s.score} is above this question's current ${s.points} point(s); score it again`,
+      })),
+    )
+  }
+}
+
+/**
  * Grades or regrades (score replaced, gradedAt set again) and tells the student. Feedback as
  * for experiments: omitted keeps the current one, null (or empty after sanitising) clears it.
  * With `questionScores` the teacher scores short-answer questions; `score` may then be left
@@ -144,6 +185,9 @@ export async function grade(sql: Sql, courseId: string, grader: CurrentUser, sub
     if (body.questionScores !== undefined) {
       if (sheet.task_type !== 'QUIZ') throw invalidField('questionScores', 'this task has no questions; give score only')
       questionScores = mergedQuestionScores(sheet.questions, sheet.question_scores ?? [], body.questionScores)
+    }
+    if (sheet.task_type === 'QUIZ') refuseStaleScores(sheet.questions, questionScores ?? sheet.question_scores ?? [])
+    if (questionScores !== undefined) {
       if (score === undefined) {
         score = sheetScore(sheet.questions, sheet.answers ?? [], questionScores) ?? undefined
         if (score === undefined) throw invalidField('score', 'is required until every short-answer question has a score')

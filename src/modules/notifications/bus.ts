@@ -75,9 +75,10 @@ export function announceNew(tx: Sql | TxSql, written: readonly { id: string; use
   return send(tx, { kind: 'new', pairs: written.map((w) => [w.user_id, w.id]) })
 }
 
-/** A user's counts changed (marked read): tell their streams. */
-export function announceCounts(sql: Sql | TxSql, userId: string) {
-  return send(sql, { kind: 'counts', userIds: [userId] })
+/** Users' counts changed (marked read, notifications retracted): tell their streams. */
+export function announceCounts(sql: Sql | TxSql, userId: string | readonly string[]) {
+  const userIds = typeof userId === 'string' ? [userId] : [...userId]
+  return userIds.length ? send(sql, { kind: 'counts', userIds }) : Promise.resolve()
 }
 
 export interface SignalSource {

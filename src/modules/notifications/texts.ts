@@ -33,6 +33,8 @@ export interface GradedParams {
 
 export interface AnnouncementParams {
   kind: 'ANNOUNCEMENT'
+  /** Set since sql/036: an edit rewrites, a delete retracts the announcement's notifications. */
+  announcementId?: string
   courseId: string
   courseTitle: string | null
   announcementTitle: string

@@ -1,5 +1,6 @@
 import { currentLocale, translate } from './i18n/index.ts'
 import type { Page } from './types.ts'
+import { noteServerDate } from './teaching/clock.ts'
 
 /** The web front end reaches the API through this prefix; the login cookie rides along. */
 export const API_BASE = '/core/api/v1'
@@ -17,6 +18,8 @@ export class ApiError extends Error {
     readonly code: number,
     message: string,
     readonly fields: FieldError[] = [],
+    /** The envelope's `data` on failure (e.g. the answered questions of a 409). */
+    readonly data: unknown = null,
   ) {
     super(message)
   }
@@ -36,13 +39,15 @@ export interface RequestOptions {
   /** Calls that may legitimately answer 401 (login) must not bounce to the login page. */
   anonymous?: boolean
   signal?: AbortSignal
+  /** Extra request headers (an Idempotency-Key). */
+  headers?: Record<string, string>
 }
 
 function fromEnvelope(status: number, body: any): ApiError {
   const code = typeof body?.code === 'number' ? body.code : status * 100
   const message = typeof body?.message === 'string' && body.message ? body.message : translate('errors.requestFailed', { status })
   const fields = Array.isArray(body?.data?.fields) ? (body.data.fields as FieldError[]) : []
-  return new ApiError(status, code, message, fields)
+  return new ApiError(status, code, message, fields, body?.data ?? null)
 }
 
 function settle<T>(status: number, body: any, opts: RequestOptions): T {
@@ -55,7 +60,7 @@ function settle<T>(status: number, body: any, opts: RequestOptions): T {
 /** Calls the API and unwraps the `{ code, message, data }` envelope; failures throw ApiError. */
 export async function api<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
   // The server writes its messages in the language the page is shown in.
-  const headers: Record<string, string> = { accept: 'application/json', 'accept-language': currentLocale() }
+  const headers: Record<string, string> = { ...opts.headers, accept: 'application/json', 'accept-language': currentLocale() }
   let payload: BodyInit | undefined
   if (body instanceof FormData) payload = body
   else if (body instanceof Blob) {
@@ -67,8 +72,10 @@ export async function api<T>(method: string, path: string, body?: unknown, opts:
     payload = JSON.stringify(body)
   }
   let res: Response
+  const sentAt = Date.now()
   try {
     res = await fetch(API_BASE + path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal })
+    noteServerDate(res.headers.get('date'), sentAt, Date.now())
   } catch (e) {
     if ((e as Error)?.name === 'AbortError') throw e
     throw new ApiError(NETWORK, 0, translate('errors.offline'))

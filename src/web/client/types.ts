@@ -47,6 +47,7 @@ export type TaskKind = Out<typeof learning.TaskKind>
 export type TaskType = Out<typeof learning.TaskType>
 export type MaterialType = Out<typeof learning.MaterialType>
 export type Task = Out<typeof learning.Task>
+export type EditedTask = Out<typeof learning.EditedTask>
 export type LearningTree = Out<typeof learning.LearningTree>
 export type Unit = LearningTree['units'][number]
 export type Point = Unit['points'][number]

@@ -4,7 +4,8 @@ import { Link } from 'react-router'
 import { api, fieldErrors } from '../api.ts'
 import type { TabProps } from './types.ts'
 import { keys, useLearning, useMembers, useReminders } from '../queries.ts'
-import type { LearningTree, Point, Task, Unit } from '../types.ts'
+import type { EditedTask, LearningTree, Point, Task, Unit } from '../types.ts'
+import { RegradeNotice } from '../teaching/QuizEditNotices.tsx'
 import { Badge } from '../ui/Badge.tsx'
 import { TableWrap, TextArea, TextField } from '../ui/form.tsx'
 import { Empty, ErrorNotice, QueryView } from '../ui/Notice.tsx'
@@ -323,11 +324,15 @@ function TaskList({ point, courseId }: { point: Point; courseId: string }) {
 function TaskRow({ task, courseId, index, count, onMove }: { task: Task; courseId: string; index: number; count: number; onMove: (to: number) => void }) {
   const { t } = useT(NS)
   const [panel, setPanel] = useState<'edit' | 'reminders' | null>(null)
+  const [regrade, setRegrade] = useState<EditedTask['regrade']>(null)
   const invalidate = useInvalidateTree(courseId)
   const queryClient = useQueryClient()
   const update = useMutation({
-    mutationFn: (body: Record<string, unknown>) => api<Task>('PATCH', `/courses/${courseId}/learning/tasks/${task.id}`, body),
-    onSuccess: () => {
+    mutationFn: (body: Record<string, unknown>) => api<EditedTask>('PATCH', `/courses/${courseId}/learning/tasks/${task.id}`, body),
+    onSuccess: (edited) => {
+      setRegrade(edited.regrade)
+      // The sheets' scores changed with the key: grading lists and gradebooks refetch.
+      if (edited.regrade) void queryClient.invalidateQueries()
       invalidate()
       void queryClient.invalidateQueries({ queryKey: keys.reminders(courseId, task.id) })
       setPanel(null)
@@ -382,6 +387,7 @@ function TaskRow({ task, courseId, index, count, onMove }: { task: Task; courseI
         <TaskForm courseId={courseId} task={task} onSubmit={(b) => update.mutate(b)} onCancel={() => setPanel(null)} pending={update.isPending} error={update.error} />
       )}
       {panel === 'reminders' && <ReminderSchedule courseId={courseId} task={task} />}
+      {regrade && panel === null && <RegradeNotice regrade={regrade} />}
     </>
   )
 }

@@ -9,9 +9,12 @@ import { Checkbox, RadioGroup, SelectField, TextField } from '../ui/form.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { fromLocalInput, toLocalInput } from '../ui/time.tsx'
+import { answeredQuestionsOf, ConfirmQuestionRemoval } from '../teaching/QuizEditNotices.tsx'
 
 interface QuestionDraft {
   key: string
+  /** The stored question's id: sent back so edits keep the students' answers attached. */
+  id?: string
   type: QuestionType
   stem: string
   options: string[]
@@ -57,6 +60,7 @@ export function draftOf(task?: Task): TaskDraft {
     resourceId: task?.resourceId ?? '',
     questions: (task?.questions ?? []).map((q) => ({
       key: `q${++seq}`,
+      id: q.id,
       type: q.type,
       stem: q.stem,
       options: q.options ?? [],
@@ -113,6 +117,7 @@ export function bodyOf(d: TaskDraft) {
   } else {
     if (d.content) body.content = d.content
     body.questions = d.questions.map((q) => ({
+      ...(q.id ? { id: q.id } : {}),
       type: q.type,
       stem: q.stem.trim(),
       ...(q.type === 'SHORT_ANSWER' ? {} : { options: q.options.map((o) => o.trim()), correctOptions: [...q.correctOptions].sort((a, b) => a - b) }),
@@ -156,6 +161,10 @@ export function TaskForm({
   const submissions = useTaskSubmissions(courseId, task?.id ?? '', { enabled: Boolean(task) })
   const typeLocked = Boolean(task) && (submissions.data?.length ?? 0) > 0
   const [errors, setErrors] = useState<Record<string, string>>({})
+  // A 409 naming answered questions the edit removes: ask, then resend with the confirmation.
+  const [sent, setSent] = useState<Record<string, unknown> | null>(null)
+  const [dismissed, setDismissed] = useState<unknown>(null)
+  const answered = error !== dismissed ? answeredQuestionsOf(error) : null
   const resources = useResources(courseId)
   const files = (resources.data ?? []).filter((r) => r.type === 'FILE')
   const set = <K extends keyof TaskDraft>(k: K, v: TaskDraft[K]) => setD((x) => ({ ...x, [k]: v }))
@@ -166,7 +175,9 @@ export function TaskForm({
     const errs = validateDraft(d)
     setErrors(errs)
     if (Object.keys(errs).length === 0) {
-      onSubmit(bodyOf(d))
+      const body = bodyOf(d)
+      setSent(body)
+      onSubmit(body)
       clearDraft()
     }
   }
@@ -329,7 +340,11 @@ export function TaskForm({
         </fieldset>
       )}
 
-      {error != null && <ErrorNotice error={error} />}
+      {answered && sent ? (
+        <ConfirmQuestionRemoval questions={answered} onConfirm={() => onSubmit({ ...sent, confirmQuestionRemoval: true })} onKeep={() => setDismissed(error)} />
+      ) : (
+        error != null && error !== dismissed && <ErrorNotice error={error} />
+      )}
       <div className="actions">
         <button type="submit" className="btn btn-primary" disabled={pending}>
           {pending ? t('common.saving') : task ? t('taskForm.save') : t('taskForm.create')}

@@ -1,3 +1,4 @@
+import { TaskGone } from '../teaching/TaskGone.tsx'
 import { useEffect, useRef, type ComponentType } from 'react'
 import { Link, useParams, useSearchParams } from 'react-router'
 import { useT } from '../i18n/index.ts'
@@ -110,7 +111,8 @@ function ModuleViews({ courseId, enabled, render }: { courseId: string; enabled:
   useEffect(() => {
     if (!needsLookup || !tree.data) return
     const task = allTasks(tree.data).find((x) => x.id === taskId)
-    const next = new URLSearchParams(task ? taskHref(task, enabled).slice(1) : `module=${moduleSlug(enabled[0]!)}`)
+    // A task that is gone keeps its id in the URL, so the view can say why nothing opens.
+    const next = new URLSearchParams(task ? taskHref(task, enabled).slice(1) : `module=${moduleSlug(enabled[0]!)}&taskId=${taskId}`)
     setParams(next, { replace: true })
   }, [needsLookup, tree.data, taskId, enabled, setParams])
 
@@ -135,6 +137,7 @@ function ModuleViews({ courseId, enabled, render }: { courseId: string; enabled:
         </nav>
       )}
       {asked && !enabled.includes(asked) && <p className="notice notice-info">{t('moduleOff')}</p>}
+      {taskId && tree.data && !allTasks(tree.data).some((x) => x.id === taskId) && <TaskGone />}
       <FocusTaskProvider taskId={taskId}>
         <section key={current} id={sectionId(current)} className="panel section" aria-labelledby={`${sectionId(current)}-title`}>
           <h2 id={`${sectionId(current)}-title`}>{moduleLabel(current)}</h2>

@@ -19,7 +19,8 @@ import { RichText } from '../ui/RichText.tsx'
 import { PageSkeleton, Skeleton } from '../ui/Skeleton.tsx'
 import { formatBytes, formatScore, Time } from '../ui/time.tsx'
 import { useDraft } from '../ui/useDraft.ts'
-import { myExperimentsKey, useNow } from '../workspace/data.ts'
+import { myExperimentsKey } from '../workspace/data.ts'
+import { isPastDue, useSecondNow } from '../teaching/clock.ts'
 import { WORKSPACE } from '../workspace/messages.ts'
 
 export default function ExperimentPage() {
@@ -47,7 +48,7 @@ function ExperimentView({ courseId, experimentId }: { courseId: string; experime
   const me = useMe().data!
   const course = useCourse(courseId)
   const experiment = useExperiment(courseId, experimentId)
-  const now = useNow()
+  const now = useSecondNow()
   usePageTitle(experiment.data?.title ?? t('experiment.title'))
   if (experiment.isPending || course.isPending) return <PageSkeleton />
   if (experiment.isError || course.isError)
@@ -78,7 +79,7 @@ function ExperimentView({ courseId, experimentId }: { courseId: string; experime
             </p>
             <h1>{e.title}</h1>
             <p className="meta">
-              {t('task.due')} <Time iso={e.dueAt} /> · {remaining > 0 ? formatRelative(remaining) : t('experiment.pastDue')}
+              {t('task.due')} <Time iso={e.dueAt} /> · {isPastDue(e.dueAt, now) ? t('experiment.pastDue') : formatRelative(remaining)}
             </p>
           </div>
         </div>

@@ -14,7 +14,8 @@ import { SelectField } from '../ui/form.tsx'
 import { Empty } from '../ui/Notice.tsx'
 import { Skeleton } from '../ui/Skeleton.tsx'
 import { formatScore, Time } from '../ui/time.tsx'
-import { useMyExperiments, useNow, type MyExperiment } from '../workspace/data.ts'
+import { useMyExperiments, type MyExperiment } from '../workspace/data.ts'
+import { liveHomeworkStatus, useSecondNow } from '../teaching/clock.ts'
 
 const NS = defineMessages('homeworks', en, zh)
 
@@ -181,8 +182,9 @@ export default function HomeworksPage() {
 
 function DeadlineCard({ d, isTeacher }: { d: Deadline; isTeacher: boolean }) {
   const { t } = useT(NS)
-  const now = useNow()
-  const opensIn = d.status === 'NOT_STARTED' && d.startAt && new Date(d.startAt).getTime() > now ? (new Date(d.startAt).getTime() - now) / 1000 : null
+  const now = useSecondNow()
+  const status = d.status === 'SUBMITTED' ? 'SUBMITTED' : liveHomeworkStatus({ status: d.status, startAt: d.startAt, dueAt: d.dueAt }, now)
+  const opensIn = status === 'NOT_STARTED' && d.startAt ? (new Date(d.startAt).getTime() - now) / 1000 : null
   const dueIn = (new Date(d.dueAt).getTime() - now) / 1000
   return (
     <li className="card homework-card" data-kind={d.kind}>
@@ -193,7 +195,7 @@ function DeadlineCard({ d, isTeacher }: { d: Deadline; isTeacher: boolean }) {
         <CourseBadge id={d.courseId} title={d.courseTitle} size="sm" /> {d.courseTitle}
       </p>
       <p>
-        {d.kind === 'experiment' && <Badge tone="info">{t('experiment')}</Badge>} <StatusBadge status={d.status} />{' '}
+        {d.kind === 'experiment' && <Badge tone="info">{t('experiment')}</Badge>} <StatusBadge status={status} />{' '}
         {d.score != null && !isTeacher && <Badge tone="ok">{t('score', { score: formatScore(d.score) })}</Badge>}
         {isTeacher && d.studentCount != null && <Badge>{t('submittedOf', { n: d.submittedCount ?? 0, total: d.studentCount })}</Badge>}
       </p>
@@ -203,7 +205,7 @@ function DeadlineCard({ d, isTeacher }: { d: Deadline; isTeacher: boolean }) {
         ) : (
           <>
             {t('due')} <Time iso={d.dueAt} />
-            {d.status === 'IN_PROGRESS' && dueIn > 0 && <> · {formatRelative(dueIn)}</>}
+            {status === 'IN_PROGRESS' && dueIn > 0 && <> · {formatRelative(dueIn)}</>}
           </>
         )}
         {d.submittedAt && (

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { isPastDue, secondsLeft, useSecondNow } from '../teaching/clock.ts'
 import { formatDateTime, formatNumber } from '../i18n/format.ts'
 import { translate, useT } from '../i18n/index.ts'
 
@@ -36,16 +36,11 @@ export function formatDuration(seconds: number) {
   return translate('common:time.underAMinute')
 }
 
-/** Counts down from the server's `remainingSeconds` (measured when the data arrived). */
-export function Countdown({ seconds, since }: { seconds: number; since: number }) {
+/** Counts down to `dueAt` on the server's clock, second by second; "past due" from dueAt + 1 ms. */
+export function Countdown({ dueAt }: { dueAt: string }) {
   const { t } = useT()
-  const [now, setNow] = useState(() => Date.now())
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 30_000)
-    return () => clearInterval(t)
-  }, [])
-  const left = Math.max(0, Math.round(seconds - (now - since) / 1000))
-  return <span className="countdown">{left > 0 ? formatDuration(left) : t('time.pastDue')}</span>
+  const now = useSecondNow()
+  return <span className="countdown">{isPastDue(dueAt, now) ? t('time.pastDue') : formatDuration(secondsLeft(dueAt, now))}</span>
 }
 
 export function formatBytes(n: number | null | undefined) {

@@ -252,17 +252,49 @@ export function AnswerList({ answers, questions }: { answers: Answer[]; question
 
 const sameSet = (a: number[], b: number[]) => a.length === b.length && a.every((x) => b.includes(x))
 
+/** A fresh key per hand-in attempt; crypto.randomUUID needs a secure context, getRandomValues does not. */
+function attemptKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID()
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+type SubmitBody = { answers: Answer[] } | { content: string }
+
+/**
+ * One click, one submission (issue 29.4): a second submit while one is on its way is ignored
+ * (a ref, not state: a double click lands before React re-renders the disabled button), and each
+ * attempt carries an Idempotency-Key that is kept for retries of the same answer, so a resend
+ * after a lost response returns the first submission instead of making another. Changing the
+ * answer (`changed`) or a success starts a new attempt.
+ */
 function useSubmit(task: Task, courseId: string) {
   const queryClient = useQueryClient()
-  return useMutation({
-    mutationFn: (body: { answers: Answer[] } | { content: string }) => api<LearningSubmission>('POST', `/courses/${courseId}/learning/tasks/${task.id}/submissions`, body),
+  const attempt = useRef<string | null>(null)
+  const sending = useRef(false)
+  const mutation = useMutation({
+    mutationFn: ({ body, key }: { body: SubmitBody; key: string }) =>
+      api<LearningSubmission>('POST', `/courses/${courseId}/learning/tasks/${task.id}/submissions`, body, { headers: { 'idempotency-key': key } }),
     onSuccess: (s) => {
-      queryClient.setQueryData<LearningSubmission[]>(keys.taskSubmissions(courseId, task.id), (old) => [s, ...(old ?? [])])
+      attempt.current = null
+      queryClient.setQueryData<LearningSubmission[]>(keys.taskSubmissions(courseId, task.id), (old) => [s, ...(old ?? []).filter((x) => x.id !== s.id)])
       void queryClient.invalidateQueries({ queryKey: keys.homeworks })
       void queryClient.invalidateQueries({ queryKey: keys.learningOverview(courseId) })
       void queryClient.invalidateQueries({ queryKey: myExperimentsKey(courseId) })
     },
+    onSettled: () => {
+      sending.current = false
+    },
   })
+  function send(body: SubmitBody, onDone: (s: LearningSubmission) => void) {
+    if (sending.current) return
+    sending.current = true
+    attempt.current ??= attemptKey()
+    mutation.mutate({ body, key: attempt.current }, { onSuccess: onDone })
+  }
+  const changed = () => {
+    attempt.current = null
+  }
+  return { send, changed, isPending: mutation.isPending, error: mutation.error }
 }
 
 type QuizAnswers = Record<string, { selected: number[]; text: string }>
@@ -274,24 +306,25 @@ function QuizForm({ task, courseId, again, onDone }: { task: Task; courseId: str
   const [missing, setMissing] = useState<string[]>([])
   const submit = useSubmit(task, courseId)
   const val = (id: string) => answers[id] ?? { selected: [], text: '' }
-  const update = (id: string, v: Partial<{ selected: number[]; text: string }>) => setAnswers({ ...answers, [id]: { ...val(id), ...v } })
+  const update = (id: string, v: Partial<{ selected: number[]; text: string }>) => {
+    submit.changed()
+    setAnswers({ ...answers, [id]: { ...val(id), ...v } })
+  }
 
   function onSubmit(e: FormEvent) {
     e.preventDefault()
     const gaps = questions.filter((q) => (q.type === 'SHORT_ANSWER' ? !val(q.id).text.trim() : val(q.id).selected.length === 0)).map((q) => q.id)
     setMissing(gaps)
     if (gaps.length) return
-    submit.mutate(
+    submit.send(
       {
         answers: questions.map((q) =>
           q.type === 'SHORT_ANSWER' ? { questionId: q.id, text: val(q.id).text.trim() } : { questionId: q.id, selectedOptions: val(q.id).selected },
         ),
       },
-      {
-        onSuccess: (s) => {
-          clearDraft()
-          onDone(s)
-        },
+      (s) => {
+        clearDraft()
+        onDone(s)
       },
     )
   }
@@ -362,21 +395,25 @@ function TextAnswerForm({ task, courseId, again, onDone }: { task: Task; courseI
     e.preventDefault()
     if (!content.trim()) return setError(t('answer.required'))
     setError(undefined)
-    submit.mutate(
-      { content },
-      {
-        onSuccess: (s) => {
-          // The form closes now, so the editor never sees the reset: drop the draft here.
-          writeDraft(draftStorage, undefined)
-          setContent('')
-          onDone(s)
-        },
-      },
-    )
+    submit.send({ content }, (s) => {
+      // The form closes now, so the editor never sees the reset: drop the draft here.
+      writeDraft(draftStorage, undefined)
+      setContent('')
+      onDone(s)
+    })
   }
   return (
     <form className="answer-form" onSubmit={onSubmit} noValidate>
-      <RichEditor label={t('submission.yourAnswer')} value={content} onChange={setContent} error={error} draftKey={draftKey} />
+      <RichEditor
+        label={t('submission.yourAnswer')}
+        value={content}
+        onChange={(v) => {
+          if (v !== content) submit.changed()
+          setContent(v)
+        }}
+        error={error}
+        draftKey={draftKey}
+      />
       {submit.error && <ErrorNotice error={submit.error} />}
       <button type="submit" className="btn btn-primary" disabled={submit.isPending}>
         {submit.isPending ? t('answer.handingIn') : again ? t('answer.handInAgain') : t('answer.handIn')}

@@ -16,6 +16,8 @@ import { RichText } from '../ui/RichText.tsx'
 import { Skeleton } from '../ui/Skeleton.tsx'
 import { Countdown, formatBytes, formatScore, Time } from '../ui/time.tsx'
 import { allTasks, isSubmittable, useMyExperiments, useNow } from './data.ts'
+import { liveExperimentStatus, liveHomeworkStatus, useSecondNow } from '../teaching/clock.ts'
+import { OverdueCard } from '../teaching/OverdueCard.tsx'
 import { useTaskDisclosure } from './focus.tsx'
 import { WORKSPACE } from './messages.ts'
 import { isHttpUrl, SubmissionSummary, TaskBody, TaskCard } from './TaskCard.tsx'
@@ -78,7 +80,7 @@ function NextUp({ course, enabled }: { course: Course; enabled: ModuleKey[] }) {
   const { t } = useT(WORKSPACE)
   const homeworks = useCourseHomeworks(course.id)
   const experiments = useMyExperiments(course.id)
-  const now = useNow()
+  const now = useSecondNow()
   if (homeworks.isPending || experiments.isPending) return <Skeleton variant="cards" lines={3} />
   if (homeworks.error || experiments.error)
     return (
@@ -92,11 +94,18 @@ function NextUp({ course, enabled }: { course: Course; enabled: ModuleKey[] }) {
     )
   const hw = homeworks.data.items
   const hwLink = (h: HomeworkItem) => taskHref({ id: h.taskId, taskKind: 'HOMEWORK', taskType: 'MEDIA' }, enabled)
+  // Statuses at this second (the lists were fetched earlier): a deadline that passes while the
+  // page is open moves its work from "Due next" to "Overdue" at once.
+  const expLink = (e: { experimentId: string }) => `/experiments/${e.experimentId}?courseId=${course.id}`
   const due = [
-    ...hw.filter((h) => h.status === 'IN_PROGRESS').map((h) => ({ key: h.taskId, title: h.title, at: h.dueAt, to: hwLink(h) })),
-    ...experiments.data.filter((e) => e.status === 'OPEN').map((e) => ({ key: e.experimentId, title: e.title, at: e.dueAt, to: `/experiments/${e.experimentId}?courseId=${course.id}` })),
+    ...hw.filter((h) => liveHomeworkStatus(h, now) === 'IN_PROGRESS').map((h) => ({ key: h.taskId, title: h.title, at: h.dueAt, to: hwLink(h) })),
+    ...experiments.data.filter((e) => liveExperimentStatus(e, now) === 'OPEN').map((e) => ({ key: e.experimentId, title: e.title, at: e.dueAt, to: expLink(e) })),
   ].sort((a, b) => a.at.localeCompare(b.at))
-  const opening = hw.filter((h) => h.status === 'NOT_STARTED').sort((a, b) => a.startAt.localeCompare(b.startAt))
+  const overdue = [
+    ...hw.filter((h) => liveHomeworkStatus(h, now) === 'OVERDUE').map((h) => ({ key: h.taskId, title: h.title, at: h.dueAt, to: hwLink(h) })),
+    ...experiments.data.filter((e) => liveExperimentStatus(e, now) === 'OVERDUE').map((e) => ({ key: e.experimentId, title: e.title, at: e.dueAt, to: expLink(e) })),
+  ].sort((a, b) => b.at.localeCompare(a.at))
+  const opening = hw.filter((h) => liveHomeworkStatus(h, now) === 'NOT_STARTED').sort((a, b) => a.startAt.localeCompare(b.startAt))
   const graded = [
     ...hw.filter((h) => h.score != null).map((h) => ({ key: h.taskId, title: h.title, at: h.submittedAt ?? '', score: h.score!, to: hwLink(h) })),
     ...experiments.data.filter((e) => e.score != null).map((e) => ({ key: e.experimentId, title: e.title, at: e.submittedAt ?? '', score: e.score!, to: `/experiments/${e.experimentId}?courseId=${course.id}` })),
@@ -124,6 +133,7 @@ function NextUp({ course, enabled }: { course: Course; enabled: ModuleKey[] }) {
             <p className="empty">{t('next.nothingDue')}</p>
           )}
         </div>
+        {overdue.length > 0 && <OverdueCard items={overdue} now={now} />}
         <div className="next-card">
           <p className="label">{t('next.opensSoon')}</p>
           {opening.length ? (
@@ -283,7 +293,7 @@ export function HomeworkSection({ course, isTeacher }: SectionProps) {
           <ul className="plain tasks" data-testid="course-homework">
             {list.items.map((h) => (
               <li key={h.taskId}>
-                <HomeworkRow item={h} courseId={course.id} isTeacher={isTeacher} since={q.dataUpdatedAt} />
+                <HomeworkRow item={h} courseId={course.id} isTeacher={isTeacher} />
               </li>
             ))}
           </ul>
@@ -293,28 +303,29 @@ export function HomeworkSection({ course, isTeacher }: SectionProps) {
   )
 }
 
-function HomeworkRow({ item, courseId, isTeacher, since }: { item: HomeworkItem; courseId: string; isTeacher: boolean; since: number }) {
+function HomeworkRow({ item, courseId, isTeacher }: { item: HomeworkItem; courseId: string; isTeacher: boolean }) {
   const { t } = useT(WORKSPACE)
   const ref = useRef<HTMLDetailsElement>(null)
   const [open, setOpen] = useTaskDisclosure(item.taskId, ref)
-  const now = useNow()
-  const notStarted = item.status === 'NOT_STARTED' && new Date(item.startAt).getTime() > now
+  const now = useSecondNow()
+  const status = liveHomeworkStatus(item, now)
+  const notStarted = status === 'NOT_STARTED'
   return (
     <details ref={ref} className="task" data-task-id={item.taskId} open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>
         <span className="task-title">{item.title}</span>
         <span className="task-tags">
-          <StatusBadge status={item.status} />
+          <StatusBadge status={status} />
           <span className="meta">
             {notStarted ? (
               t('next.opens', { relative: formatRelative((new Date(item.startAt).getTime() - now) / 1000) })
             ) : (
               <>
                 {t('task.due')} <Time iso={item.dueAt} />
-                {item.status === 'IN_PROGRESS' && (
+                {status === 'IN_PROGRESS' && (
                   <>
                     {' '}
-                    (<Countdown seconds={item.remainingSeconds} since={since} />)
+                    (<Countdown dueAt={item.dueAt} />)
                   </>
                 )}
               </>
@@ -324,7 +335,7 @@ function HomeworkRow({ item, courseId, isTeacher, since }: { item: HomeworkItem;
           {!isTeacher && item.score != null && <Badge tone="ok">{t('score', { score: formatScore(item.score) })}</Badge>}
         </span>
       </summary>
-      {open && <HomeworkBody taskId={item.taskId} courseId={courseId} isTeacher={isTeacher} status={item.status} />}
+      {open && <HomeworkBody taskId={item.taskId} courseId={courseId} isTeacher={isTeacher} status={status} />}
     </details>
   )
 }
@@ -377,7 +388,8 @@ export function GradesSection({ course, isTeacher }: SectionProps) {
               <dl className="stats" data-testid="progress">
                 <div>
                   <dt>{t('grades.toHandIn')}</dt>
-                  <dd>{graded.length}</dd>
+                  {/* The gradebook's total (homework, quizzes and experiments), so the numbers agree. */}
+                  <dd>{mine ? mine.totalTasks : '…'}</dd>
                 </div>
                 <div>
                   <dt>{t('grades.submitted')}</dt>
