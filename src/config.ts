@@ -90,6 +90,7 @@ const EnvSchema = z
       .refine((v) => v === undefined || /^smtps?:\/\/[^/]/.test(v), 'an smtp:// or smtps:// URL'),
     MAIL_FROM: z.string().trim().min(3).default('Course Learning <no-reply@localhost>'),
     MAIL_SEND_CRON: cronExpr.default('*/5 * * * * *'),
+    MAIL_CONNECTIONS: int(1, 64).default(8),
     VALIDATE_RESPONSES: bool.optional(),
     GRADEBOOK_CACHE_MB: int(0, 4096).default(32),
     NODE_ENV: z.string().optional(),
@@ -151,6 +152,8 @@ export interface Config {
   smtpUrl: string | undefined
   mailFrom: string
   mailSendCron: string
+  /** MAIL_CONNECTIONS: pooled SMTP connections per instance (mails of a batch go out in parallel over them). */
+  mailConnections: number
   /** Check every success response against its schema (default: yes, except with NODE_ENV=production). */
   validateResponses: boolean
   /** Serialised grade overviews kept per instance (src/modules/grades/cache.ts); 0 turns it off. */
@@ -209,6 +212,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     mailSendCron: e.MAIL_SEND_CRON,
+    mailConnections: e.MAIL_CONNECTIONS,
     validateResponses: e.VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',
     gradebookCacheBytes: e.GRADEBOOK_CACHE_MB * 1024 * 1024,
   }

@@ -102,8 +102,9 @@ export async function claimDue(sql: Sql, now: Date, limit: number, leaseMs: numb
       join notifications n on n.id = c.notification_id`
 }
 
-export async function markSent(sql: Sql, id: string, now: Date) {
-  await sql`update email_outbox set sent_at = ${now}, lease_until = null, last_error = null where notification_id = ${id}`
+/** Marks the mails the server accepted, a whole batch in one statement. */
+export async function markSent(sql: Sql, ids: string[], now: Date) {
+  await sql`update email_outbox set sent_at = ${now}, lease_until = null, last_error = null where notification_id = any(${ids}::uuid[])`
 }
 
 export async function markRetry(sql: Sql, id: string, next: Date, error: string) {
