@@ -13,6 +13,8 @@ import { migrate } from '../src/db/migrate.ts'
 
 const N = Number(process.env.PROBE_MAILS ?? 100_000)
 const INSTANCES = Number(process.env.PROBE_INSTANCES ?? 2)
+/** PROBE_PROFILE_DIR: CPU profiles (markdown) of the sender processes go there. */
+const prof = process.env.PROBE_PROFILE_DIR
 const admin = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const name = `cls_probe_mail_${Date.now().toString(36)}`
 const a = postgres(admin, { max: 1, onnotice: () => {} })
@@ -58,7 +60,7 @@ try {
   const port = Number((await lineOf(sink, /LISTENING (\d+)/))[1])
   const started = performance.now()
   const senders = Array.from({ length: INSTANCES }, () =>
-    Bun.spawn([process.execPath, join(import.meta.dir, 'email-sender.ts')], {
+    Bun.spawn([process.execPath, ...(prof ? ['--cpu-prof-md', `--cpu-prof-dir=${prof}`] : []), join(import.meta.dir, 'email-sender.ts')], {
       env: { ...process.env, DATABASE_URL: url, SMTP_URL: `smtp://127.0.0.1:${port}` },
       stdout: 'pipe',
       stderr: 'inherit',

@@ -91,6 +91,9 @@ const EnvSchema = z
     MAIL_FROM: z.string().trim().min(3).default('Course Learning <no-reply@localhost>'),
     MAIL_SEND_CRON: cronExpr.default('*/5 * * * * *'),
     MAIL_CONNECTIONS: int(1, 64).default(8),
+    // 0: keep every notification. Otherwise read ones older than this many days are deleted.
+    NOTIFICATION_RETENTION_DAYS: int(0, 36500).default(0),
+    NOTIFICATION_RETENTION_CRON: cronExpr.default('41 * * * *'),
     VALIDATE_RESPONSES: bool.optional(),
     GRADEBOOK_CACHE_MB: int(0, 4096).default(32),
     NODE_ENV: z.string().optional(),
@@ -154,6 +157,9 @@ export interface Config {
   mailSendCron: string
   /** MAIL_CONNECTIONS: pooled SMTP connections per instance (mails of a batch go out in parallel over them). */
   mailConnections: number
+  /** NOTIFICATION_RETENTION_DAYS: read notifications delivered longer ago are deleted (0: never). */
+  notificationRetentionDays: number
+  notificationRetentionCron: string
   /** Check every success response against its schema (default: yes, except with NODE_ENV=production). */
   validateResponses: boolean
   /** Serialised grade overviews kept per instance (src/modules/grades/cache.ts); 0 turns it off. */
@@ -213,6 +219,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM,
     mailSendCron: e.MAIL_SEND_CRON,
     mailConnections: e.MAIL_CONNECTIONS,
+    notificationRetentionDays: e.NOTIFICATION_RETENTION_DAYS,
+    notificationRetentionCron: e.NOTIFICATION_RETENTION_CRON,
     validateResponses: e.VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',
     gradebookCacheBytes: e.GRADEBOOK_CACHE_MB * 1024 * 1024,
   }
