@@ -197,9 +197,9 @@ describe('GET /courses/{courseId}/grades/overview.csv', () => {
     ])
   })
 
-  // Issue 26: built window by window of students (bounded memory at 100,000 students); any
-  // window size gives the same file, the header once, every student once, in order.
-  test('windows of students give the same file as one window', async () => {
+  // Issue 26: built chunk by chunk of students (bounded memory at 100,000 students); any chunk
+  // size gives the same file, the header once, every student once, in order.
+  test('chunks of students give the same file as one chunk', async () => {
     const { overviewCsv } = await import('../../src/modules/grades/service.ts')
     const whole = await (await overviewCsv(ctx.deps.sql, w.course.id, 1000)).text()
     for (const size of [1, 2, 3]) expect(await (await overviewCsv(ctx.deps.sql, w.course.id, size)).text()).toBe(whole)
