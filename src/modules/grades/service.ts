@@ -171,6 +171,8 @@ export async function overviewCsv(sql: Sql, courseId: string, chunk = CSV_CHUNK)
     for (const t of taskColumns) header.push(`${t.title}: score`)
     for (const e of experiments) header.push(`${e.title}: score`, `${e.title}: submitted at`)
     const parts: string[] = [toCsv([header])]
+    // The whole result is read: plan for all rows, not for a fast first tenth (a cursor's default).
+    await tx`set local cursor_tuple_fraction = 1`
     // No other statement runs on the transaction while the cursor is open.
     for await (const totals of q.studentTotalsQuery(tx, courseId).cursor(chunk)) {
       const rows: CsvValue[][] = []
