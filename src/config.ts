@@ -91,6 +91,10 @@ const EnvSchema = z
       .refine((v) => v === undefined || /^smtps?:\/\/[^/]/.test(v), 'an smtp:// or smtps:// URL'),
     MAIL_FROM: z.string().trim().min(3).default('Course Learning <no-reply@localhost>'),
     MAIL_SEND_CRON: cronExpr.default('*/5 * * * * *'),
+    MAIL_CONNECTIONS: int(1, 64).default(8),
+    // 0: keep every notification. Otherwise read ones older than this many days are deleted.
+    NOTIFICATION_RETENTION_DAYS: int(0, 36500).default(0),
+    NOTIFICATION_RETENTION_CRON: cronExpr.default('41 * * * *'),
     VALIDATE_RESPONSES: bool.optional(),
     GRADEBOOK_CACHE_MB: int(0, 4096).default(32),
     // Accounts (issue 21): lifetimes of e-mail links; who may register as a teacher.
@@ -191,6 +195,11 @@ export interface Config {
   smtpUrl: string | undefined
   mailFrom: string
   mailSendCron: string
+  /** MAIL_CONNECTIONS: pooled SMTP connections per instance (mails of a batch go out in parallel over them). */
+  mailConnections: number
+  /** NOTIFICATION_RETENTION_DAYS: read notifications delivered longer ago are deleted (0: never). */
+  notificationRetentionDays: number
+  notificationRetentionCron: string
   /** Check every success response against its schema (default: yes, except with NODE_ENV=production). */
   validateResponses: boolean
   /** Serialised grade overviews kept per instance (src/modules/grades/cache.ts); 0 turns it off. */
@@ -270,6 +279,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     mailSendCron: e.MAIL_SEND_CRON,
+    mailConnections: e.MAIL_CONNECTIONS,
+    notificationRetentionDays: e.NOTIFICATION_RETENTION_DAYS,
+    notificationRetentionCron: e.NOTIFICATION_RETENTION_CRON,
     validateResponses: e.VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',
     gradebookCacheBytes: e.GRADEBOOK_CACHE_MB * 1024 * 1024,
     emailTokenTtlSeconds: e.EMAIL_TOKEN_TTL_SECONDS,

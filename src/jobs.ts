@@ -6,6 +6,7 @@ import { isConnectionError } from './http/plumbing.ts'
 import { purgeAccountRows } from './modules/accounts/queries.ts'
 import { purgeExpired } from './modules/auth/queries.ts'
 import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
+import { purgeReadNotifications } from './modules/notifications/retention.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
 import { sweepStorage } from './storage/sweep.ts'
 
@@ -30,7 +31,20 @@ export function defaultJobs(deps: Deps): Job[] {
     storageSweepJob(deps),
     maintenanceJob(deps),
     ...(deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl)] : []),
+    ...(deps.config.notificationRetentionDays > 0 ? [notificationRetentionJob(deps)] : []),
   ]
+}
+
+/**
+ * Deletes read notifications older than NOTIFICATION_RETENTION_DAYS (set: hourly by default,
+ * NOTIFICATION_RETENTION_CRON changes it). Safe on every instance at once (SKIP LOCKED batches).
+ */
+export function notificationRetentionJob(deps: Deps): Job {
+  return {
+    name: 'notification-retention',
+    pattern: deps.config.notificationRetentionCron,
+    run: (now) => purgeReadNotifications(deps.sql, now, deps.config.notificationRetentionDays),
+  }
 }
 
 /**
@@ -63,7 +77,7 @@ export function maintenanceJob(deps: Deps): Job {
  * changes it. Safe on every instance at once (SKIP LOCKED claims with a lease).
  */
 export function emailJob(deps: Deps, smtpUrl: string): Job {
-  const transport = smtpTransport(smtpUrl)
+  const transport = smtpTransport(smtpUrl, deps.config.mailConnections)
   const settings = { publicUrl: deps.config.publicUrl!, mailFrom: deps.config.mailFrom, secret: deps.config.jwtSecret }
   return {
     name: 'email-sender',

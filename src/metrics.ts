@@ -103,8 +103,8 @@ export function countNotifications(type: string, n: number) {
   if (n > 0) notificationsCreated.inc({ type }, n)
 }
 
-export function countEmail(result: 'sent' | 'failed' | (string & {})) {
-  emailsSent.inc({ result })
+export function countEmail(result: 'sent' | 'failed' | (string & {}), n = 1) {
+  if (n > 0) emailsSent.inc({ result }, n)
 }
 
 export function countGradebookCache(result: 'hit' | 'miss' | 'shared') {

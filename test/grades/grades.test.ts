@@ -197,6 +197,15 @@ describe('GET /courses/{courseId}/grades/overview.csv', () => {
     ])
   })
 
+  // Issue 26: built chunk by chunk of students (bounded memory at 100,000 students); any chunk
+  // size gives the same file, the header once, every student once, in order.
+  test('chunks of students give the same file as one chunk', async () => {
+    const { overviewCsv } = await import('../../src/modules/grades/service.ts')
+    const whole = await (await overviewCsv(ctx.deps.sql, w.course.id, 1000)).text()
+    for (const size of [1, 2, 3]) expect(await (await overviewCsv(ctx.deps.sql, w.course.id, size)).text()).toBe(whole)
+    expect(whole.split('\r\n')).toHaveLength(5)
+  })
+
   test('also under /core/api/v1', async () => {
     const res = await ctx.app.handle(
       new Request(`http://localhost/core/api/v1/courses/${w.course.id}/grades/overview.csv`, {

@@ -138,9 +138,12 @@ export async function claimDue(sql: Sql, now: Date, limit: number, leaseMs: numb
       left join notifications n on n.id = c.notification_id`
 }
 
-// An account mail's encrypted link token is erased once the row is done with.
-export async function markSent(sql: Sql, id: string, now: Date) {
-  await sql`update email_outbox set sent_at = ${now}, lease_until = null, last_error = null, secret = null where id = ${id}`
+/**
+ * Marks the mails the server accepted, a whole batch in one statement. An account mail's
+ * encrypted link token is erased once the row is done with.
+ */
+export async function markSent(sql: Sql, ids: string[], now: Date) {
+  await sql`update email_outbox set sent_at = ${now}, lease_until = null, last_error = null, secret = null where id = any(${ids}::uuid[])`
 }
 
 export async function markRetry(sql: Sql, id: string, next: Date, error: string) {

@@ -14,7 +14,12 @@ export function csvCell(value: CsvValue): string {
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s
 }
 
+/** Rows as CSV lines (CRLF after each), without the byte-order mark: a later part of a file. */
+export function csvRows(rows: CsvValue[][]): string {
+  return rows.map((r) => r.map(csvCell).join(',') + '\r\n').join('')
+}
+
 /** UTF-8 with a byte-order mark, so spreadsheet programs detect the encoding of non-ASCII names. */
 export function toCsv(rows: CsvValue[][]): string {
-  return '\uFEFF' + rows.map((r) => r.map(csvCell).join(',') + '\r\n').join('')
+  return '\uFEFF' + csvRows(rows)
 }

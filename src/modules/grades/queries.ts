@@ -22,6 +22,11 @@ export interface StudentTotalsRow {
  * per student, in name order (the roster).
  */
 export async function studentTotals(sql: TxSql, courseId: string, window: RowWindow = null) {
+  return studentTotalsQuery(sql, courseId, window)
+}
+
+/** The statement itself, not awaited: the CSV export reads it through a cursor. */
+export function studentTotalsQuery(sql: TxSql, courseId: string, window: RowWindow = null) {
   return sql<StudentTotalsRow[]>`
     select m.user_id, m.username, m.display_name,
            coalesce(g.task_count + g.lab_count, 0) as submission_count,
