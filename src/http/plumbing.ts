@@ -4,6 +4,7 @@ import type { Logger } from '../lib/log.ts'
 import { localizeEnvelope } from '../i18n/request.ts'
 import { observeRequest, UNMATCHED_ROUTE } from '../metrics.ts'
 import { AppError, ERROR_CATALOGUE, type ErrorName, type FieldError } from './errors.ts'
+import { requestUrl } from './request-url.ts'
 
 /** JSON bodies are small; uploads (multipart) have their own, configurable limit. */
 export const MAX_JSON_BYTES = 1024 * 1024
@@ -42,7 +43,7 @@ const ACCEPTED_BODY_TYPES = ['application/json', 'multipart/form-data']
 // The one exception: RFC 8058 one-click unsubscribe, which mail providers POST as
 // `List-Unsubscribe=One-Click` in application/x-www-form-urlencoded (signed token, no login).
 const isOneClickUnsubscribe = (request: Request, type: string) =>
-  type === 'application/x-www-form-urlencoded' && request.method === 'POST' && new URL(request.url).pathname.endsWith('/email/unsubscribe')
+  type === 'application/x-www-form-urlencoded' && request.method === 'POST' && requestUrl(request).pathname.endsWith('/email/unsubscribe')
 
 /** The request's media type without parameters, in lower case ('' when none is declared). */
 export const mediaType = (request: Request) => (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
@@ -149,6 +150,8 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
       set.headers['x-request-id'] = id
       set.headers['x-content-type-options'] = 'nosniff'
       set.headers['referrer-policy'] = 'same-origin'
+      // A malformed Host header makes request.url unparsable: 400 here, before any route reads it.
+      requestUrl(request)
 
       if (!BODY_METHODS.has(request.method)) return
       const declared = request.headers.get('content-length')

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { AppError, notFound } from '../http/errors.ts'
+import { requestUrl } from '../http/request-url.ts'
 import type { Logger } from '../lib/log.ts'
 import type { ByteRange, FileStorage } from './storage.ts'
 
@@ -79,7 +80,7 @@ export const DownloadQuery = z.object({
 })
 
 /** `?inline=1` (or `true`) on a download URL. */
-const wantsInline = (request: Request) => /^(1|true)$/i.test(new URL(request.url).searchParams.get('inline') ?? '')
+const wantsInline = (request: Request) => /^(1|true)$/i.test(requestUrl(request).searchParams.get('inline') ?? '')
 
 /**
  * One `bytes=` range against a file of `size` bytes. Returns null when the header is absent,
