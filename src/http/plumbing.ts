@@ -275,11 +275,17 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
     })
 }
 
+/**
+ * A route that matches every path for one method (the CORS plugin's `OPTIONS /*` preflight
+ * answer) says nothing about which paths exist: counted, it would make every unknown path a 405.
+ */
+const isCatchAll = (r: { method: string; path: string }) => r.path === '/*' || r.path === '*'
+
 /** Builds `methodsFor` from the app's route table: `/a/:id` becomes `^/a/[^/]+$`. */
 export function routeMethodIndex(routes: () => { method: string; path: string }[]) {
   let compiled: { re: RegExp; method: string }[] | null = null
   return (path: string) => {
-    compiled ??= routes().map((r) => ({
+    compiled ??= routes().filter((r) => !isCatchAll(r)).map((r) => ({
       method: r.method,
       re: new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$'),
     }))
