@@ -13,13 +13,39 @@ export const MULTIPART_OVERHEAD_BYTES = 64 * 1024
 
 /**
  * Bun's own limit (maxRequestBodySize), twice the largest body the app accepts: a body over
- * Bun's limit gets Bun's bare 413 (no envelope, no request id), so the app's limits, counted
- * while reading, must always trip first. Only a body over this ceiling still gets Bun's answer.
+ * Bun's limit gets Bun's bare 413 (no envelope, no request id), so the app's limits must always
+ * trip first. They do: every body is counted while it is read (JSON by the parser below, at
+ * MAX_JSON_BYTES; uploads by readMultipart, at MAX_UPLOAD_BYTES + framing), so the app answers
+ * 413 in the envelope halfway to this ceiling, whatever MAX_UPLOAD_BYTES is.
  */
 export const bodyCeiling = (maxUploadBytes: number) => 2 * (Math.max(maxUploadBytes, MAX_JSON_BYTES) + MULTIPART_OVERHEAD_BYTES)
 
 /** Deeper JSON is refused before validation: no payload of ours nests beyond a few levels. */
 export const MAX_JSON_DEPTH = 32
+
+/**
+ * A JSON body read as it arrives and counted: over MAX_JSON_BYTES → 413 at once, whether the
+ * body declared its length or not (a chunked one does not), long before Bun's own cap.
+ * Undefined for an empty body (Elysia's own parser then decides, as before).
+ */
+async function readJsonCounted(request: Request): Promise<unknown> {
+  const reader = request.body?.getReader()
+  if (!reader) return undefined
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_JSON_BYTES) {
+      reader.cancel().catch(() => {})
+      throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${MAX_JSON_BYTES} bytes.`, { limitBytes: MAX_JSON_BYTES })
+    }
+    chunks.push(value)
+  }
+  const text = Buffer.concat(chunks).toString('utf8')
+  return text ? JSON.parse(text) : undefined
+}
 
 /** True when `value` nests objects/arrays deeper than `limit`. Iterative, stops early. */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
@@ -134,6 +160,8 @@ export interface PlumbingOptions {
   methodsFor: (path: string) => string[]
   /** MAX_UPLOAD_BYTES: a multipart body declaring a larger length is refused before it is read. */
   maxUploadBytes: number
+  /** True for the routes that read their body themselves (`parse: 'none'`: uploads, one-click unsubscribe). */
+  readsOwnBody?: (method: string, path: string) => boolean
 }
 
 /**
@@ -141,7 +169,7 @@ export interface PlumbingOptions {
  * body-size and content-type checks, and the single error handler that turns every failure
  * into the `{ code, message, data }` envelope.
  */
-export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
+export function plumbing({ log, methodsFor, maxUploadBytes, readsOwnBody = () => false }: PlumbingOptions) {
   return new Elysia({ name: 'plumbing' })
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get('x-request-id')
@@ -175,6 +203,15 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
         })
       }
     })
+    // JSON is counted as it is read; multipart reaching a JSON route is refused before a byte is
+    // read. Routes that read their own body (`parse: 'none'`) are left alone: a global parse hook
+    // would otherwise override their 'none', so it answers null (parsed: nothing) for them.
+    .onParse({ as: 'global' }, ({ request, path }, contentType) => {
+      if (readsOwnBody(request.method, path)) return null
+      const type = contentType.toLowerCase()
+      if (type === 'application/json') return readJsonCounted(request)
+      if (type === 'multipart/form-data') throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'This endpoint takes application/json.')
+    })
     // Validating a pathologically nested body costs time quadratic in its depth (a 200 KB
     // body of brackets took seconds), so it is refused as soon as it is parsed.
     .onTransform({ as: 'global' }, ({ body, request }) => {
@@ -185,14 +222,6 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
       }
       if (body !== null && typeof body === 'object' && nestsDeeperThan(body, MAX_JSON_DEPTH)) {
         throw new AppError('MALFORMED_REQUEST', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`)
-      }
-      // A chunked JSON body (no Content-Length) was not measured in onRequest: measured here.
-      if (body !== null && typeof body === 'object' && request.headers.get('content-length') === null) {
-        if (Buffer.byteLength(JSON.stringify(body)) > MAX_JSON_BYTES) {
-          throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${MAX_JSON_BYTES} bytes.`, {
-            limitBytes: MAX_JSON_BYTES,
-          })
-        }
       }
     })
     // Every error envelope leaves in the reader's language (src/i18n/request.ts).
@@ -281,16 +310,34 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
  */
 const isCatchAll = (r: { method: string; path: string }) => r.path === '/*' || r.path === '*'
 
+interface RouteEntry {
+  method: string
+  path: string
+  hooks?: { parse?: unknown }
+}
+
+const compile = (r: RouteEntry) =>
+  new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$')
+
 /** Builds `methodsFor` from the app's route table: `/a/:id` becomes `^/a/[^/]+$`. */
-export function routeMethodIndex(routes: () => { method: string; path: string }[]) {
+export function routeMethodIndex(routes: () => RouteEntry[]) {
   let compiled: { re: RegExp; method: string }[] | null = null
   return (path: string) => {
-    compiled ??= routes().filter((r) => !isCatchAll(r)).map((r) => ({
-      method: r.method,
-      re: new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$'),
-    }))
+    compiled ??= routes().filter((r) => !isCatchAll(r)).map((r) => ({ method: r.method, re: compile(r) }))
     const methods = new Set(compiled.filter((r) => r.re.test(path)).map((r) => r.method))
     if (methods.has('GET')) methods.add('HEAD')
     return [...methods].filter((m) => m !== 'ALL')
+  }
+}
+
+const parsesNothing = (parse: unknown) =>
+  parse === 'none' || (Array.isArray(parse) && parse.some((p) => p === 'none' || (p as { fn?: unknown })?.fn === 'none'))
+
+/** Builds `readsOwnBody` from the app's route table: the routes declared with `parse: 'none'`. */
+export function ownBodyIndex(routes: () => RouteEntry[]) {
+  let compiled: { re: RegExp; method: string }[] | null = null
+  return (method: string, path: string) => {
+    compiled ??= routes().filter((r) => parsesNothing(r.hooks?.parse)).map((r) => ({ method: r.method, re: compile(r) }))
+    return compiled.some((r) => r.method === method && r.re.test(path))
   }
 }
