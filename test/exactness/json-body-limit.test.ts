@@ -26,7 +26,7 @@ function streamed(head: string, pieces: number, tail: string) {
 describe('a JSON body over its limit (issue 27.8)', () => {
   let svc: ServiceProcess
   beforeAll(async () => {
-    svc = await startService({ env: { MAX_UPLOAD_BYTES: String(1024 * 1024), REMINDER_SCAN_CRON: 'off' } })
+    svc = await startService({ env: { MAX_UPLOAD_BYTES: String(1024 * 1024), REMINDER_SCAN_CRON: 'off', JWT_SECRET: 'json-body-limit-secret-0123456789abcdef' } })
   }, 90_000)
   afterAll(() => svc?.stop())
 
