@@ -50,7 +50,7 @@ export function maintenanceJob(deps: Deps): Job {
   return {
     name: 'db-maintenance',
     pattern: deps.config.dbMaintenanceCron,
-    run: () => maintainDatabase(deps.sql),
+    run: () => maintainDatabase(deps.sql, deps.db),
   }
 }
 
@@ -76,7 +76,7 @@ export function reminderJob(deps: Deps): Job {
   return {
     name: 'homework-reminders',
     pattern: deps.config.reminderScanCron,
-    run: (now) => dispatch(deps.sql, now),
+    run: (now) => dispatch(deps.sql, now, { maxConnections: deps.db.maxConnections }),
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.ts'
-import { embeddedClients, type Sql } from '../../db/connect.ts'
+import type { Sql } from '../../db/connect.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Locale } from '../../i18n/locale.ts'
 import { setSseStreams } from '../../metrics.ts'
@@ -307,7 +307,7 @@ export function hubFor(deps: Deps): StreamHub {
   let hub = hubs.get(deps)
   if (!hub) {
     hub = new StreamHub(
-      { sql: deps.sql, clock: deps.clock, log: deps.log, embedded: embeddedClients.has(deps.sql), listenUrl: deps.config.databaseListenUrl },
+      { sql: deps.sql, clock: deps.clock, log: deps.log, embedded: deps.db.kind === 'embedded', listenUrl: deps.config.databaseListenUrl },
       deps.config.streamHeartbeatSeconds * 1000,
     )
     hubs.set(deps, hub)
