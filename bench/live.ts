@@ -45,7 +45,7 @@ const sql = db.sql
 try {
   await migrate(sql)
   const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: join(tmpdir(), 'cls-live') }), databaseUrl: scratch.url, jwtSecret: SECRET, smtpUrl: 'smtp://127.0.0.1:1', publicUrl: 'https://bench.example.test' }
-  const deps: Deps = { sql, config, clock: systemClock, log: createLogger('silent'), storage: await LocalDiskStorage.create(join(tmpdir(), 'cls-live-files')) }
+  const deps: Deps = { sql, db: db.capability, config, clock: systemClock, log: createLogger('silent'), storage: await LocalDiskStorage.create(join(tmpdir(), 'cls-live-files')) }
   const app = buildApp(deps).listen({ port: 0, hostname: '127.0.0.1' })
   const url = `http://127.0.0.1:${app.server!.port}`
 

@@ -57,7 +57,7 @@ if (mode === 'service') {
     // As in production (NODE_ENV=production); BENCH_VALIDATE_RESPONSES=1 measures with the check.
     validateResponses: process.env.BENCH_VALIDATE_RESPONSES === '1',
   } as Deps['config']
-  const deps: Deps = { sql, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) }
+  const deps: Deps = { sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) }
   const app = buildApp(deps).listen({ hostname: '127.0.0.1', port })
   console.log(`LISTENING ${app.server?.port}`)
 } else {

@@ -3,7 +3,7 @@ import { setResponseValidation } from './http/envelope.ts'
 import type { Deps } from './deps.ts'
 import { docs, docsUi } from './docs/openapi.ts'
 import { corsPolicy } from './http/cors.ts'
-import { plumbing, routeMethodIndex } from './http/plumbing.ts'
+import { ownBodyIndex, plumbing, routeMethodIndex } from './http/plumbing.ts'
 import { accountRoutes } from './modules/accounts/routes.ts'
 import { announcementRoutes } from './modules/announcements/routes.ts'
 import { authRoutes } from './modules/auth/routes.ts'
@@ -50,7 +50,14 @@ export function buildApp(deps: Deps) {
   let root: AnyElysia | undefined
   setResponseValidation(deps.config.validateResponses)
   const app = new Elysia()
-    .use(plumbing({ log: deps.log, methodsFor: routeMethodIndex(() => root?.routes ?? []), maxUploadBytes: deps.config.maxUploadBytes }))
+    .use(
+      plumbing({
+        log: deps.log,
+        methodsFor: routeMethodIndex(() => root?.routes ?? []),
+        readsOwnBody: ownBodyIndex(() => root?.routes ?? []),
+        maxUploadBytes: deps.config.maxUploadBytes,
+      }),
+    )
     .use(corsPolicy(deps.config.corsOrigins))
     .use(docs(() => root!))
     .use(docsUi())

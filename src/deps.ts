@@ -1,5 +1,5 @@
 import type { Config } from './config.ts'
-import type { Sql } from './db/connect.ts'
+import type { DatabaseCapability, Sql } from './db/connect.ts'
 import type { Clock } from './lib/clock.ts'
 import type { Logger } from './lib/log.ts'
 import type { FileStorage } from './storage/storage.ts'
@@ -7,6 +7,8 @@ import type { FileStorage } from './storage/storage.ts'
 /** What the app needs from the outside world; built by server.ts or by the test harness. */
 export interface Deps {
   sql: Sql
+  /** The database's mode and size (embedded: one connection, no LISTEN). */
+  db: DatabaseCapability
   config: Config & { jwtSecret: string }
   clock: Clock
   log: Logger

@@ -68,7 +68,7 @@ export function maintenanceJob(deps: Deps): Job {
   return {
     name: 'db-maintenance',
     pattern: deps.config.dbMaintenanceCron,
-    run: () => maintainDatabase(deps.sql),
+    run: () => maintainDatabase(deps.sql, deps.db),
   }
 }
 
@@ -94,7 +94,7 @@ export function reminderJob(deps: Deps): Job {
   return {
     name: 'homework-reminders',
     pattern: deps.config.reminderScanCron,
-    run: (now) => dispatch(deps.sql, now),
+    run: (now) => dispatch(deps.sql, now, { maxConnections: deps.db.maxConnections }),
   }
 }
 

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Sql } from './db/connect.ts'
+import { tryRequestUrl } from './http/request-url.ts'
 import type { Logger } from './lib/log.ts'
 
 /**
@@ -133,7 +134,8 @@ export function serveMetrics(opts: { port: number; hostname: string; sql: Sql; l
     hostname: opts.hostname,
     reusePort: false,
     async fetch(request) {
-      const url = new URL(request.url)
+      const url = tryRequestUrl(request)
+      if (!url) return new Response('Bad request: the Host header is not valid.\n', { status: 400 })
       if (url.pathname !== '/metrics') return new Response('Not found. Metrics are at /metrics.\n', { status: 404 })
       if (request.method !== 'GET' && request.method !== 'HEAD') return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } })
       try {

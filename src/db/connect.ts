@@ -7,14 +7,22 @@ import postgres from 'postgres'
 export type Sql = postgres.Sql
 export type TxSql = postgres.TransactionSql
 
+/**
+ * What the database can do, said rather than sniffed (passed on Deps as `db`): the embedded one
+ * has one connection and no second one to LISTEN on (the live stream signals in-process, the
+ * reminder dispatch runs one batch at a time, maintenance always vacuums: PGlite has no autovacuum).
+ */
+export interface DatabaseCapability {
+  kind: 'embedded' | 'external'
+  maxConnections: number
+}
+
 export interface Database {
   sql: Sql
   kind: 'embedded' | 'external'
+  capability: DatabaseCapability
   close(): Promise<void>
 }
-
-/** Clients of the embedded database (one connection, no LISTEN): the live stream signals in-process. */
-export const embeddedClients = new WeakSet<Sql>()
 
 const common = {
   onnotice: () => {},
@@ -44,7 +52,7 @@ export async function connectExternal(url: string, max: number, opts: ConnectOpt
     connect_timeout: opts.connectTimeoutSeconds ?? 2,
     backoff: RECONNECT_BACKOFF_SECONDS,
   })
-  return { sql, kind: 'external', close: () => sql.end({ timeout: 5 }) }
+  return { sql, kind: 'external', capability: { kind: 'external', maxConnections: max }, close: () => sql.end({ timeout: 5 }) }
 }
 
 const SOCKET_DIR_PREFIX = 'cls-pg-'
@@ -205,10 +213,10 @@ export async function connectEmbedded(dataDir: string | undefined, opts: { templ
     // PGlite has no prepared-statement cache across reconnects worth relying on.
     prepare: true,
   })
-  embeddedClients.add(sql)
   return {
     sql,
     kind: 'embedded',
+    capability: { kind: 'embedded', maxConnections: 1 },
     async close() {
       await sql.end({ timeout: 5 })
       await server.stop()

@@ -1,5 +1,5 @@
 import type { Sql } from './connect.ts'
-import { embeddedClients } from './connect.ts'
+import type { DatabaseCapability } from './connect.ts'
 
 /**
  * VACUUM and ANALYZE of the tables that churn, when nobody else does it.
@@ -55,8 +55,8 @@ async function dueTables(sql: Sql): Promise<string[]> {
   return rows.map((r) => r.relname)
 }
 
-export async function maintainDatabase(sql: Sql): Promise<MaintenanceResult> {
-  const embedded = embeddedClients.has(sql)
+export async function maintainDatabase(sql: Sql, db: DatabaseCapability): Promise<MaintenanceResult> {
+  const embedded = db.kind === 'embedded'
   if (!embedded) {
     const [setting] = await sql<{ on: boolean }[]>`select current_setting('autovacuum') = 'on' as on`
     if (setting?.on) return { skipped: 'autovacuum', vacuumed: [] }

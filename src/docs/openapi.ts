@@ -146,9 +146,27 @@ function withErrorResponses(paths: Record<string, Record<string, Json>>) {
 
 type AnyApp = Parameters<typeof toOpenAPISchema>[0]
 
+/**
+ * The app as the generator sees it, minus the plumbing's global parse function (JSON counted as
+ * it is read): given any parse function, the generator documents a body with no media type.
+ * Without it, a JSON route is documented as application/json, as it is.
+ */
+function withoutParseFunctions(app: AnyApp): AnyApp {
+  const strip = (parse: unknown) => {
+    if (!Array.isArray(parse)) return parse
+    const kept = parse.filter((p) => typeof (p as { fn?: unknown })?.fn !== 'function')
+    return kept.length ? kept : undefined
+  }
+  type Route = { hooks?: { parse?: unknown } }
+  const source = app as unknown as { getGlobalRoutes(): Route[] }
+  const view = Object.create(app) as { getGlobalRoutes(): Route[] }
+  view.getGlobalRoutes = () => source.getGlobalRoutes().map((r) => ({ ...r, hooks: { ...r.hooks, parse: strip(r.hooks?.parse) } }))
+  return view as unknown as AnyApp
+}
+
 /** Builds the OpenAPI 3.1 document of an app (every route but the excluded ones). */
 export function openApiDocument(app: AnyApp) {
-  const { paths, components } = toOpenAPISchema(app, EXCLUDE, undefined, { zod: zodToOpenApi }, '3.1.0') as {
+  const { paths, components } = toOpenAPISchema(withoutParseFunctions(app), EXCLUDE, undefined, { zod: zodToOpenApi }, '3.1.0') as {
     paths: Record<string, Record<string, Json>>
     components: { schemas?: Record<string, unknown> }
   }

@@ -4,6 +4,7 @@ import type { Logger } from '../lib/log.ts'
 import { localizeEnvelope } from '../i18n/request.ts'
 import { observeRequest, UNMATCHED_ROUTE } from '../metrics.ts'
 import { AppError, ERROR_CATALOGUE, type ErrorName, type FieldError } from './errors.ts'
+import { requestUrl } from './request-url.ts'
 
 /** JSON bodies are small; uploads (multipart) have their own, configurable limit. */
 export const MAX_JSON_BYTES = 1024 * 1024
@@ -12,13 +13,39 @@ export const MULTIPART_OVERHEAD_BYTES = 64 * 1024
 
 /**
  * Bun's own limit (maxRequestBodySize), twice the largest body the app accepts: a body over
- * Bun's limit gets Bun's bare 413 (no envelope, no request id), so the app's limits, counted
- * while reading, must always trip first. Only a body over this ceiling still gets Bun's answer.
+ * Bun's limit gets Bun's bare 413 (no envelope, no request id), so the app's limits must always
+ * trip first. They do: every body is counted while it is read (JSON by the parser below, at
+ * MAX_JSON_BYTES; uploads by readMultipart, at MAX_UPLOAD_BYTES + framing), so the app answers
+ * 413 in the envelope halfway to this ceiling, whatever MAX_UPLOAD_BYTES is.
  */
 export const bodyCeiling = (maxUploadBytes: number) => 2 * (Math.max(maxUploadBytes, MAX_JSON_BYTES) + MULTIPART_OVERHEAD_BYTES)
 
 /** Deeper JSON is refused before validation: no payload of ours nests beyond a few levels. */
 export const MAX_JSON_DEPTH = 32
+
+/**
+ * A JSON body read as it arrives and counted: over MAX_JSON_BYTES → 413 at once, whether the
+ * body declared its length or not (a chunked one does not), long before Bun's own cap.
+ * Undefined for an empty body (Elysia's own parser then decides, as before).
+ */
+async function readJsonCounted(request: Request): Promise<unknown> {
+  const reader = request.body?.getReader()
+  if (!reader) return undefined
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_JSON_BYTES) {
+      reader.cancel().catch(() => {})
+      throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${MAX_JSON_BYTES} bytes.`, { limitBytes: MAX_JSON_BYTES })
+    }
+    chunks.push(value)
+  }
+  const text = Buffer.concat(chunks).toString('utf8')
+  return text ? JSON.parse(text) : undefined
+}
 
 /** True when `value` nests objects/arrays deeper than `limit`. Iterative, stops early. */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
@@ -42,7 +69,7 @@ const ACCEPTED_BODY_TYPES = ['application/json', 'multipart/form-data']
 // The one exception: RFC 8058 one-click unsubscribe, which mail providers POST as
 // `List-Unsubscribe=One-Click` in application/x-www-form-urlencoded (signed token, no login).
 const isOneClickUnsubscribe = (request: Request, type: string) =>
-  type === 'application/x-www-form-urlencoded' && request.method === 'POST' && new URL(request.url).pathname.endsWith('/email/unsubscribe')
+  type === 'application/x-www-form-urlencoded' && request.method === 'POST' && requestUrl(request).pathname.endsWith('/email/unsubscribe')
 
 // And a class list as CSV (POST /courses/{id}/roster): a cross-site form cannot send text/csv.
 const isRosterCsv = (request: Request, type: string) =>
@@ -137,6 +164,8 @@ export interface PlumbingOptions {
   methodsFor: (path: string) => string[]
   /** MAX_UPLOAD_BYTES: a multipart body declaring a larger length is refused before it is read. */
   maxUploadBytes: number
+  /** True for the routes that read their body themselves (`parse: 'none'`: uploads, one-click unsubscribe). */
+  readsOwnBody?: (method: string, path: string) => boolean
 }
 
 /**
@@ -144,7 +173,7 @@ export interface PlumbingOptions {
  * body-size and content-type checks, and the single error handler that turns every failure
  * into the `{ code, message, data }` envelope.
  */
-export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
+export function plumbing({ log, methodsFor, maxUploadBytes, readsOwnBody = () => false }: PlumbingOptions) {
   return new Elysia({ name: 'plumbing' })
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get('x-request-id')
@@ -153,6 +182,8 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
       set.headers['x-request-id'] = id
       set.headers['x-content-type-options'] = 'nosniff'
       set.headers['referrer-policy'] = 'same-origin'
+      // A malformed Host header makes request.url unparsable: 400 here, before any route reads it.
+      requestUrl(request)
 
       if (!BODY_METHODS.has(request.method)) return
       const declared = request.headers.get('content-length')
@@ -176,6 +207,15 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
         })
       }
     })
+    // JSON is counted as it is read; multipart reaching a JSON route is refused before a byte is
+    // read. Routes that read their own body (`parse: 'none'`) are left alone: a global parse hook
+    // would otherwise override their 'none', so it answers null (parsed: nothing) for them.
+    .onParse({ as: 'global' }, ({ request, path }, contentType) => {
+      if (readsOwnBody(request.method, path)) return null
+      const type = contentType.toLowerCase()
+      if (type === 'application/json') return readJsonCounted(request)
+      if (type === 'multipart/form-data') throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'This endpoint takes application/json.')
+    })
     // Validating a pathologically nested body costs time quadratic in its depth (a 200 KB
     // body of brackets took seconds), so it is refused as soon as it is parsed.
     .onTransform({ as: 'global' }, ({ body, request }) => {
@@ -186,14 +226,6 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
       }
       if (body !== null && typeof body === 'object' && nestsDeeperThan(body, MAX_JSON_DEPTH)) {
         throw new AppError('MALFORMED_REQUEST', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`)
-      }
-      // A chunked JSON body (no Content-Length) was not measured in onRequest: measured here.
-      if (body !== null && typeof body === 'object' && request.headers.get('content-length') === null) {
-        if (Buffer.byteLength(JSON.stringify(body)) > MAX_JSON_BYTES) {
-          throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${MAX_JSON_BYTES} bytes.`, {
-            limitBytes: MAX_JSON_BYTES,
-          })
-        }
       }
     })
     // Every error envelope leaves in the reader's language (src/i18n/request.ts).
@@ -276,16 +308,40 @@ export function plumbing({ log, methodsFor, maxUploadBytes }: PlumbingOptions) {
     })
 }
 
+/**
+ * A route that matches every path for one method (the CORS plugin's `OPTIONS /*` preflight
+ * answer) says nothing about which paths exist: counted, it would make every unknown path a 405.
+ */
+const isCatchAll = (r: { method: string; path: string }) => r.path === '/*' || r.path === '*'
+
+interface RouteEntry {
+  method: string
+  path: string
+  hooks?: { parse?: unknown }
+}
+
+const compile = (r: RouteEntry) =>
+  new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$')
+
 /** Builds `methodsFor` from the app's route table: `/a/:id` becomes `^/a/[^/]+$`. */
-export function routeMethodIndex(routes: () => { method: string; path: string }[]) {
+export function routeMethodIndex(routes: () => RouteEntry[]) {
   let compiled: { re: RegExp; method: string }[] | null = null
   return (path: string) => {
-    compiled ??= routes().map((r) => ({
-      method: r.method,
-      re: new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$'),
-    }))
+    compiled ??= routes().filter((r) => !isCatchAll(r)).map((r) => ({ method: r.method, re: compile(r) }))
     const methods = new Set(compiled.filter((r) => r.re.test(path)).map((r) => r.method))
     if (methods.has('GET')) methods.add('HEAD')
     return [...methods].filter((m) => m !== 'ALL')
+  }
+}
+
+const parsesNothing = (parse: unknown) =>
+  parse === 'none' || (Array.isArray(parse) && parse.some((p) => p === 'none' || (p as { fn?: unknown })?.fn === 'none'))
+
+/** Builds `readsOwnBody` from the app's route table: the routes declared with `parse: 'none'`. */
+export function ownBodyIndex(routes: () => RouteEntry[]) {
+  let compiled: { re: RegExp; method: string }[] | null = null
+  return (method: string, path: string) => {
+    compiled ??= routes().filter((r) => parsesNothing(r.hooks?.parse)).map((r) => ({ method: r.method, re: compile(r) }))
+    return compiled.some((r) => r.method === method && r.re.test(path))
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { AppError, notFound } from '../http/errors.ts'
+import { requestUrl } from '../http/request-url.ts'
 import type { Logger } from '../lib/log.ts'
 import type { ByteRange, FileStorage } from './storage.ts'
 
@@ -27,8 +28,10 @@ export function contentDisposition(fileName: string): string {
 }
 
 /**
- * Types a browser may show inline (`?inline=1`): pictures, PDFs, audio and video. Never HTML,
- * SVG, XML or anything else that can carry script; those (and every other type) stay downloads.
+ * Types a browser may show inline (`?inline=1`): pictures, audio and video. Never HTML, SVG,
+ * XML, PDF or anything else that can carry script; those (and every other type) stay downloads.
+ * A PDF is a program for the browser's viewer (`/OpenAction` JavaScript ran in Chromium's, under
+ * this origin's name), and that viewer refuses to start in a sandbox: PDFs are attachments.
  */
 const INLINE_TYPES = new Set([
   'image/png',
@@ -36,7 +39,6 @@ const INLINE_TYPES = new Set([
   'image/gif',
   'image/webp',
   'image/avif',
-  'application/pdf',
   'audio/mpeg',
   'audio/ogg',
   'audio/wav',
@@ -55,9 +57,7 @@ export const inlineAllowed = (contentType: string | null | undefined) => INLINE_
 /**
  * Disposition and safety headers for a stored file. `inline` asks for in-browser display; it is
  * granted only for the allow-list above. Always nosniff, so the browser keeps the stored type.
- * Every response is sandboxed with no sources, except an inline PDF: Chromium refuses to start
- * its PDF viewer in a sandboxed document, and a PDF served as application/pdf with nosniff
- * runs no page script anyway (it still may not be framed by other sites).
+ * Every response is sandboxed with no sources.
  */
 export function dispositionHeaders(file: { fileName: string; contentType: string | null }, inline: boolean): Record<string, string> {
   const type = (file.contentType ?? '').split(';')[0]!.trim().toLowerCase()
@@ -66,7 +66,7 @@ export function dispositionHeaders(file: { fileName: string; contentType: string
   return {
     'content-disposition': asInline ? disposition.replace(/^attachment/, 'inline') : disposition,
     'x-content-type-options': 'nosniff',
-    'content-security-policy': asInline && type === 'application/pdf' ? "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'" : "sandbox; default-src 'none'",
+    'content-security-policy': "sandbox; default-src 'none'",
   }
 }
 
@@ -75,11 +75,11 @@ export const DownloadQuery = z.object({
   inline: z
     .enum(['0', '1', 'true', 'false'])
     .optional()
-    .describe('1: `Content-Disposition: inline` for images (PNG, JPEG, GIF, WebP, AVIF), PDF, audio and video; every other type is still an attachment.'),
+    .describe('1: `Content-Disposition: inline` for images (PNG, JPEG, GIF, WebP, AVIF), audio and video; every other type (PDF included: its own scripts would run) is still an attachment.'),
 })
 
 /** `?inline=1` (or `true`) on a download URL. */
-const wantsInline = (request: Request) => /^(1|true)$/i.test(new URL(request.url).searchParams.get('inline') ?? '')
+const wantsInline = (request: Request) => /^(1|true)$/i.test(requestUrl(request).searchParams.get('inline') ?? '')
 
 /**
  * One `bytes=` range against a file of `size` bytes. Returns null when the header is absent,

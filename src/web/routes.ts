@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { tryRequestUrl } from '../http/request-url.ts'
 import type { Logger } from '../lib/log.ts'
 import { ASSET_PREFIX, webBundle, type WebAsset } from './assets.ts'
 
@@ -69,7 +70,9 @@ const plain = (status: number, text: string) =>
 /** Answers a GET/HEAD for the web front end, or returns undefined to let the API routes handle it. */
 export async function serveWeb(request: Request, log?: Logger): Promise<Response | undefined> {
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
-  const path = new URL(request.url).pathname
+  // Unparsable (malformed Host): left to the plumbing's 400.
+  const path = tryRequestUrl(request)?.pathname
+  if (path === undefined) return undefined
   if (RESERVED.test(path)) return undefined
   if (path === '/') return new Response(null, { status: 302, headers: { location: '/courses', 'cache-control': 'no-cache' } })
 

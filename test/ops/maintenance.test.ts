@@ -47,7 +47,7 @@ describe('database maintenance', () => {
     await migrate(db.sql)
     await churn(db)
     expect(await lastVacuum(db, 'notifications')).toBeNull()
-    const result = await maintainDatabase(db.sql)
+    const result = await maintainDatabase(db.sql, db.capability)
     expect(result.skipped).toBeUndefined()
     expect(result.vacuumed.map((v) => v.table).sort()).toEqual([...CHURN_TABLES].sort())
     expect(await lastVacuum(db, 'notifications')).toBeInstanceOf(Date)
@@ -65,7 +65,7 @@ describe('database maintenance', () => {
     await churn(a)
     const [setting] = await a.sql<{ on: boolean }[]>`select current_setting('autovacuum') = 'on' as on`
     if (setting!.on) {
-      expect(await maintainDatabase(a.sql)).toEqual({ skipped: 'autovacuum', vacuumed: [] })
+      expect(await maintainDatabase(a.sql, a.capability)).toEqual({ skipped: 'autovacuum', vacuumed: [] })
       return
     }
     // Statistics reach the views shortly after a transaction ends.
@@ -77,17 +77,17 @@ describe('database maintenance', () => {
     // Another instance holding the job's lock: this one skips.
     const other = await b.sql.reserve()
     await other`select pg_advisory_lock(${LOCK_KEY})`
-    expect(await maintainDatabase(a.sql)).toEqual({ skipped: 'another instance', vacuumed: [] })
+    expect(await maintainDatabase(a.sql, a.capability)).toEqual({ skipped: 'another instance', vacuumed: [] })
     expect(await lastVacuum(a, 'notifications')).toBeNull()
     await other`select pg_advisory_unlock(${LOCK_KEY})`
     other.release()
-    const worked = await maintainDatabase(a.sql)
+    const worked = await maintainDatabase(a.sql, a.capability)
     expect(worked.skipped).toBeUndefined()
     expect(worked.vacuumed.map((v) => v.table)).toContain('notifications')
     expect(await lastVacuum(a, 'notifications')).toBeInstanceOf(Date)
     // Nothing left to do right after: a second run vacuums nothing it just vacuumed.
     await Bun.sleep(700)
-    const again = await maintainDatabase(a.sql)
+    const again = await maintainDatabase(a.sql, a.capability)
     expect(again.vacuumed.map((v) => v.table)).not.toContain('notifications')
   })
 })

@@ -57,7 +57,8 @@ beforeAll(async () => {
     clock: systemClock,
     log: createLogger('silent'),
     storage: new LocalDiskStorage(joinPath(tmpdir(), uniq('cls-files-'))),
-  } as Deps
+    db: { kind: usingExternalDb() ? 'external' : 'embedded', maxConnections: usingExternalDb() ? 4 : 1 },
+  }
   api = client(buildApp(deps))
   owner = await signUp(api, 'TEACHER', 'Owner')
   seminarStudent = await signUp(api, 'STUDENT', 'Seminar student')

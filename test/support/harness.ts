@@ -48,6 +48,7 @@ export async function testApp(opts: { clock?: Clock; config?: Partial<Config>; d
   const db = await testDatabase()
   const deps: Deps = {
     sql: db.sql,
+    db: db.capability,
     config: testConfig(opts.config),
     clock: opts.clock ?? systemClock,
     log: createLogger((process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent'),

@@ -23,6 +23,7 @@ const en = {
     nestedTooDeep: 'The request body nests deeper than {{depth}} levels.',
     nestedTooDeepShort: 'The request body is nested too deeply.',
     invalidRequest: 'Invalid request. {{summary}}',
+    badHost: 'The Host header is not a valid host name.',
     unparsable: 'The request body could not be parsed; send well-formed JSON or multipart/form-data.',
     badCookie: 'Your login cookie is not valid. Please log in again.',
     methodNotAllowed: '{{method}} is not supported here. Allowed: {{allowed}}.',

@@ -15,6 +15,7 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     nestedTooDeep: '请求内容的嵌套超过了 {{depth}} 层。',
     nestedTooDeepShort: '请求内容嵌套过深。',
     invalidRequest: '请求有误。{{summary}}',
+    badHost: 'Host 请求头不是有效的主机名。',
     unparsable: '无法解析请求内容，请发送格式正确的 JSON 或 multipart/form-data。',
     badCookie: '登录凭据无效，请重新登录。',
     methodNotAllowed: '此处不支持 {{method}}，允许的方法：{{allowed}}。',

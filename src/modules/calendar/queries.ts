@@ -17,19 +17,23 @@ export interface DeadlineRow {
   modified_at: Date
 }
 
-/** The user's feed token, created on first use (concurrent first uses agree on one). */
+/**
+ * The user's feed token, created on first use. Concurrent first uses agree on one: the insert
+ * that loses the race waits for the winner to commit and does nothing, and the row is then read
+ * by a fresh statement, whose snapshot sees it (a select in the insert's own statement does not).
+ */
 export async function feedToken(sql: Sql, userId: string, fresh: string): Promise<string> {
-  const [row] = await sql<{ token: string }[]>`
-    with ins as (
-      insert into calendar_feeds (user_id, token) values (${userId}, ${fresh})
-      on conflict (user_id) do nothing
-      returning token
-    )
-    select token from ins
-    union all
-    select token from calendar_feeds where user_id = ${userId}
-    limit 1`
-  return row!.token
+  const existing = async () => (await sql<{ token: string }[]>`select token from calendar_feeds where user_id = ${userId}`)[0]?.token
+  const known = await existing()
+  if (known) return known
+  const [created] = await sql<{ token: string }[]>`
+    insert into calendar_feeds (user_id, token) values (${userId}, ${fresh})
+    on conflict (user_id) do nothing
+    returning token`
+  if (created) return created.token
+  const winner = await existing()
+  // Only the row's removal between the two statements (the account deleted) gets here: start over.
+  return winner ?? feedToken(sql, userId, fresh)
 }
 
 /** Replaces the token: the old URL stops working in the same statement. */

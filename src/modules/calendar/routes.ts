@@ -4,10 +4,11 @@ import { authPlugin } from '../../http/auth.ts'
 import { ifNoneMatch } from '../../http/conditional.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { notFound } from '../../http/errors.ts'
+import { requestUrl } from '../../http/request-url.ts'
 import { CalendarFeed, FeedParams } from './model.ts'
 import * as service from './service.ts'
 
-const baseUrl = (deps: Deps, request: Request) => deps.config.publicUrl ?? new URL(request.url).origin
+const baseUrl = (deps: Deps, request: Request) => deps.config.publicUrl ?? requestUrl(request).origin
 
 /** `GET /me/calendar` and its rotation, under the API prefixes. */
 export function calendarRoutes(deps: Deps) {

@@ -40,7 +40,7 @@ export function notificationRoutes(deps: Deps) {
         detail: {
           summary: 'Live updates (server-sent events)',
           description:
-            '`text/event-stream`, `Cache-Control: no-store`. `event: counts` (`{ unreadCount, unreadReminderCount }`) on connect and after every change; `event: notification` with `id: <notification id>` and the notification as in GET /notifications for every new one; `: ping` at least every 25 s. `Last-Event-ID` (header, or `lastEventId` query) first replays newer notifications, oldest first, at most 100. Across instances through PostgreSQL LISTEN/NOTIFY. Ends within a heartbeat after the session ends (logout on any instance). At most 10 open streams per user and instance: the 11th → 429 (42900).',
+            '`text/event-stream`, `Cache-Control: no-store`. `event: counts` (`{ unreadCount, unreadReminderCount }`) on connect and after every change; `event: notification` with `id: <notification id>` and the notification as in GET /notifications for every new one; `: ping` at least every 25 s. `Last-Event-ID` (header, or `lastEventId` query) first replays newer notifications, oldest first, at most 100. Across instances through PostgreSQL LISTEN/NOTIFY. Ends within a heartbeat after the session ends (logout on any instance). At most 10 open streams per user, counted across instances: the 11th → 429 (42900).',
           responses: { 200: { description: 'An event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } } },
         },
       },

@@ -1,9 +1,10 @@
 import type { Deps } from '../../deps.ts'
-import { embeddedClients, type Sql } from '../../db/connect.ts'
+import type { Sql } from '../../db/connect.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Locale } from '../../i18n/locale.ts'
 import { setSseStreams } from '../../metrics.ts'
 import { subscribe, type Signal, type SignalSource } from './bus.ts'
+import { releaseInstanceLeases, releaseLeases, renewLeases, reserveLease } from './lease-queries.ts'
 import { countersOf, notificationsAfter, type NotificationRow } from './queries.ts'
 import { toNotification } from './service.ts'
 
@@ -15,13 +16,21 @@ import { toNotification } from './service.ts'
  * users who have a stream here, one for their counters; each stream renders in its own language.
  * One timer for all streams writes `: ping` and checks, in one query, that their sessions are
  * still valid (logout on any instance, expiry): a stream ends within one heartbeat of its session.
+ *
+ * The cap (MAX_STREAMS_PER_USER) holds across instances: a connect first reserves a lease row in
+ * the database (sql/031, one reservation at a time per user) and is refused when the user holds
+ * the maximum; the same timer renews this instance's leases, a closed stream releases its lease,
+ * and a dead process's leases lapse after LEASE_HEARTBEATS heartbeats.
  */
 
 export const MAX_STREAMS_PER_USER = 10
 export const REPLAY_LIMIT = 100
+/** A lease lives this many heartbeats unless renewed: how long a dead process keeps its slots. */
+export const LEASE_HEARTBEATS = 3
 const encoder = new TextEncoder()
 
 interface Sink {
+  leaseId: string
   userId: string
   sessionId: string
   locale: Locale
@@ -42,6 +51,10 @@ export class StreamHub {
   private source: Promise<SignalSource> | null = null
   private timer: ReturnType<typeof setInterval> | null = null
   private size = 0
+  /** This hub's leases carry its id: a clean stop releases them all in one statement. */
+  private readonly instanceId = crypto.randomUUID()
+  private releasing: string[] = []
+  private releaseScheduled = false
 
   constructor(
     private readonly deps: Pick<Deps, 'sql' | 'clock' | 'log'> & { embedded: boolean; listenUrl?: string | undefined },
@@ -73,20 +86,58 @@ export class StreamHub {
     const src = this.source
     this.source = null
     if (src) await (await src).stop()
+    this.releasing = []
+    await releaseInstanceLeases(this.deps.sql, this.instanceId).catch((e) =>
+      this.deps.log.warn('stream leases not released', { error: String((e as Error)?.message ?? e) }),
+    )
   }
 
-  /** Opens a stream: the 11th of one user on this instance is refused with 429. */
+  private leaseExpiry() {
+    return new Date(this.deps.clock.now().getTime() + LEASE_HEARTBEATS * this.heartbeatMs)
+  }
+
+  /** Closed streams give their leases back in batches (one statement for streams closing together). */
+  private release(leaseId: string) {
+    this.releasing.push(leaseId)
+    if (this.releaseScheduled) return
+    this.releaseScheduled = true
+    setTimeout(() => {
+      this.releaseScheduled = false
+      const ids = this.releasing
+      this.releasing = []
+      // Not released (database unreachable): the lease lapses on its own.
+      releaseLeases(this.deps.sql, ids).catch((e) => this.deps.log.warn('stream leases not released', { error: String((e as Error)?.message ?? e) }))
+    }, 2)
+  }
+
+  /** Opens a stream: the 11th of one user, on any instance, is refused with 429. */
   async open(user: { id: string }, sessionId: string, locale: Locale, lastEventId: string | null): Promise<Response> {
-    if ((this.byUser.get(user.id)?.size ?? 0) >= MAX_STREAMS_PER_USER) {
+    const sql = this.deps.sql
+    const leaseId = crypto.randomUUID()
+    const now = this.deps.clock.now()
+    const reserved = await reserveLease(sql, {
+      id: leaseId,
+      userId: user.id,
+      instanceId: this.instanceId,
+      now,
+      expiresAt: this.leaseExpiry(),
+      max: MAX_STREAMS_PER_USER,
+    })
+    if (!reserved) {
       throw new AppError('TOO_MANY_REQUESTS', `At most ${MAX_STREAMS_PER_USER} live streams per user are open at once. Close one and retry.`)
     }
-    await this.ensureStarted()
-    const sql = this.deps.sql
+    try {
+      await this.ensureStarted()
+    } catch (e) {
+      this.release(leaseId)
+      throw e
+    }
     let sink!: Sink
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         let closed = false
         sink = {
+          leaseId,
           userId: user.id,
           sessionId,
           locale,
@@ -146,6 +197,7 @@ export class StreamHub {
     if (!set?.delete(s)) return
     if (set.size === 0) this.byUser.delete(s.userId)
     setSseStreams(--this.size)
+    this.release(s.leaseId)
   }
 
   private deliver(s: Sink, r: NotificationRow, reader: { locale: Locale; now: Date }) {
@@ -210,25 +262,38 @@ export class StreamHub {
     }
   }
 
-  /** Heartbeat for every stream, and the end of streams whose session ended. */
+  /**
+   * Heartbeat for every stream, the end of streams whose session ended, and the renewal of this
+   * instance's leases (a stream whose lease lapsed and was taken over is ended: the cap stays exact).
+   */
   async tick() {
     if (this.size === 0) return
     const sessions = new Set<string>()
-    for (const set of this.byUser.values()) for (const s of set) sessions.add(s.sessionId)
+    const leases = new Set<string>()
+    for (const set of this.byUser.values()) {
+      for (const s of set) {
+        sessions.add(s.sessionId)
+        leases.add(s.leaseId)
+      }
+    }
     let valid: Set<string>
+    let held: Set<string>
     try {
       const rows = await this.deps.sql<{ id: string }[]>`
         select id from sessions
          where id = any(${[...sessions]}::uuid[]) and revoked_at is null and expires_at > ${this.deps.clock.now()}`
       valid = new Set(rows.map((r) => r.id))
+      held = await renewLeases(this.deps.sql, this.instanceId, [...leases], this.leaseExpiry())
     } catch (e) {
       // Database unreachable: keep the streams (the client reconnects if we go away), ping them.
       this.deps.log.warn('stream session check failed', { error: String((e as Error)?.message ?? e) })
       valid = sessions
+      held = leases
     }
     for (const set of [...this.byUser.values()]) {
       for (const s of [...set]) {
-        if (valid.has(s.sessionId)) s.write(': ping\n\n')
+        // A stream opened while the queries ran is not judged until the next tick.
+        if (!leases.has(s.leaseId) || (valid.has(s.sessionId) && held.has(s.leaseId))) s.write(': ping\n\n')
         else s.close()
       }
     }
@@ -242,7 +307,7 @@ export function hubFor(deps: Deps): StreamHub {
   let hub = hubs.get(deps)
   if (!hub) {
     hub = new StreamHub(
-      { sql: deps.sql, clock: deps.clock, log: deps.log, embedded: embeddedClients.has(deps.sql), listenUrl: deps.config.databaseListenUrl },
+      { sql: deps.sql, clock: deps.clock, log: deps.log, embedded: deps.db.kind === 'embedded', listenUrl: deps.config.databaseListenUrl },
       deps.config.streamHeartbeatSeconds * 1000,
     )
     hubs.set(deps, hub)

@@ -1,4 +1,4 @@
-import { embeddedClients, type Sql } from '../../db/connect.ts'
+import type { Sql } from '../../db/connect.ts'
 import { afterNotificationsWritten } from '../notifications/written.ts'
 import { deliverDue } from './queries.ts'
 
@@ -24,9 +24,10 @@ export interface DispatchResult {
  * delivers it. After a failure the other workers stop at their next batch; the first error is
  * thrown once they have.
  */
-export async function dispatch(sql: Sql, now: Date, opts: { batchSize?: number; workers?: number } = {}): Promise<DispatchResult> {
+export async function dispatch(sql: Sql, now: Date, opts: { batchSize?: number; workers?: number; maxConnections?: number } = {}): Promise<DispatchResult> {
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE
-  const workers = opts.workers ?? (embeddedClients.has(sql) ? 1 : DEFAULT_WORKERS)
+  // Never more batches in flight than the database has connections (the embedded one has one).
+  const workers = opts.workers ?? Math.min(DEFAULT_WORKERS, opts.maxConnections ?? DEFAULT_WORKERS)
   const total: DispatchResult = { sent: 0, canceled: 0 }
   let failed = false
   const worker = async () => {

@@ -2,15 +2,14 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { RouterProvider } from 'react-router/dom'
-import { ApiError, setUnauthorizedHandler } from './api.ts'
+import { setUnauthorizedHandler } from './api.ts'
+import { queryRetry, queryRetryDelay } from './query-retry.ts'
 import { createAppRouter } from './router.tsx'
 import './styles.css'
 
-const retry = (count: number, error: unknown) => error instanceof ApiError && (error.status === 0 || error.status >= 500) && count < 2
-
 const queryClient = new QueryClient({
   defaultOptions: {
-    queries: { retry, staleTime: 15_000, refetchOnWindowFocus: true },
+    queries: { retry: queryRetry, retryDelay: queryRetryDelay, staleTime: 15_000, refetchOnWindowFocus: true },
     mutations: { retry: false },
   },
 })

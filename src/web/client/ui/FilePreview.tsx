@@ -4,9 +4,10 @@ import '../layout/shell.ts'
 
 /**
  * Inline previews of stored files, for the types the server serves inline (`?inline=1`, see
- * src/storage/download.ts): pictures, PDFs, audio and video. Anything else stays a download.
+ * src/storage/download.ts): pictures, audio and video. Anything else, PDFs included (their own
+ * scripts would run in the browser's viewer), stays a download link.
  */
-export type PreviewKind = 'image' | 'pdf' | 'audio' | 'video'
+export type PreviewKind = 'image' | 'audio' | 'video'
 
 const IMAGE = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']
 const AUDIO = ['audio/mpeg', 'audio/ogg', 'audio/wav', 'audio/webm', 'audio/mp4', 'audio/aac', 'audio/flac']
@@ -15,7 +16,6 @@ const VIDEO = ['video/mp4', 'video/webm', 'video/ogg']
 export function previewKind(contentType: string | null | undefined): PreviewKind | null {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase()
   if (IMAGE.includes(type)) return 'image'
-  if (type === 'application/pdf') return 'pdf'
   if (AUDIO.includes(type)) return 'audio'
   if (VIDEO.includes(type)) return 'video'
   return null
@@ -30,8 +30,6 @@ export function FileView({ url, kind, name }: { url: string; kind: PreviewKind; 
   switch (kind) {
     case 'image':
       return <img className="file-view file-view-image" src={src} alt={name} loading="lazy" />
-    case 'pdf':
-      return <iframe className="file-view file-view-pdf" src={src} title={t('file.pdfTitle', { name })} />
     case 'audio':
       return (
         <audio className="file-view file-view-audio" src={src} controls preload="metadata" aria-label={name}>

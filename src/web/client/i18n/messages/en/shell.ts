@@ -63,6 +63,5 @@ export default {
     hidePreview: 'Hide preview',
     openInTab: 'Open in a new tab',
     download: 'Download the file',
-    pdfTitle: 'PDF: {{name}}',
   },
 }

@@ -66,7 +66,6 @@ const zh: Catalogue<typeof en> = {
     hidePreview: '收起预览',
     openInTab: '在新标签页打开',
     download: '下载文件',
-    pdfTitle: 'PDF：{{name}}',
   },
 }
 export default zh
