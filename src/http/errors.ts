@@ -25,6 +25,7 @@ export const ERROR_CATALOGUE = {
   EMAIL_TAKEN: { code: 40902, status: 409, description: 'That email is already registered.' },
   JOINING_CLOSED: { code: 40903, status: 409, description: 'The course does not accept new members right now.' },
   HAS_SUBMISSIONS: { code: 40904, status: 409, description: 'Cannot delete: students have already submitted work.' },
+  COURSE_ARCHIVED: { code: 40908, status: 409, description: 'The course is archived and read-only; its teacher can unarchive it.' },
   PAYLOAD_TOO_LARGE: { code: 41300, status: 413, description: 'The request body or upload is larger than allowed.' },
   UNSUPPORTED_MEDIA_TYPE: { code: 41500, status: 415, description: 'The Content-Type is not accepted by this endpoint.' },
   TOO_MANY_REQUESTS: { code: 42900, status: 429, description: 'Too many attempts; retry after `Retry-After` seconds.' },

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/connect.ts'
 import type { Locale } from '../i18n/locale.ts'
-import { forbidden, notFound } from './errors.ts'
+import { conflict, forbidden, notFound } from './errors.ts'
 
 export type Role = 'STUDENT' | 'TEACHER'
 
@@ -23,17 +23,31 @@ export interface CourseAccess {
   as: 'TEACHER' | 'STUDENT'
 }
 
+/** Whether the caller means to change something in the course: an archived course refuses it. */
+export interface CourseIntent {
+  write?: boolean
+}
+
+export const courseArchived = () =>
+  conflict('COURSE_ARCHIVED', 'This course is archived and read-only. Its teacher can unarchive it to make changes.')
+
 /** member: its teacher or a student; teacher: its teacher; student: a student of it. */
 export type CourseLevel = 'member' | 'teacher' | 'student'
 
 /**
  * The one course guard: 404 for an unknown course, 403 for a non-member (or a non-teacher
- * when `level` is 'teacher'). Routes use it through the `course` macro; services that reach
+ * when `level` is 'teacher'), 409 (40908) for a write (`intent.write`) in an archived course. Routes use it through the `course` macro; services that reach
  * a course through another id (an experiment, a resource) call it directly.
  */
-export async function courseAccess(sql: Sql, courseId: string, user: CurrentUser, level: CourseLevel): Promise<CourseAccess> {
-  const [row] = await sql<{ id: string; title: string; teacher_id: string; is_member: boolean }[]>`
-    select c.id, c.title, c.teacher_id,
+export async function courseAccess(
+  sql: Sql,
+  courseId: string,
+  user: CurrentUser,
+  level: CourseLevel,
+  intent: CourseIntent = {},
+): Promise<CourseAccess> {
+  const [row] = await sql<{ id: string; title: string; teacher_id: string; archived: boolean; is_member: boolean }[]>`
+    select c.id, c.title, c.teacher_id, c.archived,
            exists (select 1 from course_members m where m.course_id = c.id and m.user_id = ${user.id}) as is_member
       from courses c
      where c.id = ${courseId}`
@@ -42,5 +56,7 @@ export async function courseAccess(sql: Sql, courseId: string, user: CurrentUser
   if (!isTeacher && !row.is_member) throw forbidden('You are not a member of this course.')
   if (level === 'teacher' && !isTeacher) throw forbidden("Only this course's teacher can do this.")
   if (level === 'student' && isTeacher) throw forbidden('Only students of this course can do this.')
+  // After the role checks: who may not use the course learns nothing about its state.
+  if (intent.write && row.archived) throw courseArchived()
   return { id: row.id, title: row.title, teacherId: row.teacher_id, as: isTeacher ? 'TEACHER' : 'STUDENT' }
 }

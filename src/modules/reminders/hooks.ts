@@ -1,5 +1,5 @@
 import type { TxSql } from '../../db/connect.ts'
-import { cancelStaleForTask, generateForStudent, generateForTask, lockTask } from './queries.ts'
+import { cancelPendingOfCourse, cancelStaleForTask, generateForCourse, generateForStudent, generateForTask, lockTask } from './queries.ts'
 
 /**
  * Seams between the learning/courses features and homework reminders, called inside the
@@ -36,4 +36,19 @@ export async function homeworkCreated(tx: TxSql, taskId: string, now: Date): Pro
 
 export async function studentJoined(tx: TxSql, courseId: string, userId: string, now: Date): Promise<void> {
   await generateForStudent(tx, courseId, userId, now)
+}
+
+/** The course was archived in this transaction: nothing more is sent from it. */
+export async function courseArchived(tx: TxSql, courseId: string): Promise<void> {
+  await cancelPendingOfCourse(tx, courseId)
+}
+
+/** The course is active again: the events whose times are still ahead, as for a rescheduled homework. */
+export async function courseUnarchived(tx: TxSql, courseId: string, now: Date): Promise<void> {
+  await generateForCourse(tx, courseId, now)
+}
+
+/** Homework was copied into the course in this transaction: events as a normal creation gives. */
+export async function homeworkCopied(tx: TxSql, courseId: string, now: Date): Promise<void> {
+  await generateForCourse(tx, courseId, now, true)
 }
