@@ -17,6 +17,7 @@ import { learningRoutes } from './modules/learning/routes.ts'
 import { notificationRoutes } from './modules/notifications/routes.ts'
 import { reminderRoutes } from './modules/reminders/routes.ts'
 import { resourceRoutes } from './modules/resources/routes.ts'
+import { termRoutes } from './modules/terms/routes.ts'
 import { workspaceRoutes } from './modules/workspace/routes.ts'
 import { webRoutes } from './web/routes.ts'
 
@@ -36,6 +37,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
     .use(resourceRoutes(deps))
     .use(gradeRoutes(deps))
     .use(calendarRoutes(deps))
+    .use(termRoutes(deps))
 }
 
 /** Builds the whole HTTP application without listening: server.ts listens, tests call `app.handle`. */

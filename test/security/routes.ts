@@ -102,6 +102,7 @@ export const ROUTES: Record<string, RouteSpec> = {
   'PATCH /courses/:courseId': { access: 'teacher', ok: 200, json: (s) => ({ title: s.course.title }) },
   'POST /courses/:courseId/invite-code': { access: 'teacher', ok: 200 },
   'GET /courses/:courseId/members': { access: 'member', ok: 200 },
+  'POST /courses/:courseId/copy': { access: 'teacher', ok: 201, json: () => ({ title: 'Next term', shiftDays: 182 }) },
 
   // Announcements
   'POST /courses/:courseId/announcements': {
