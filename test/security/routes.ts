@@ -213,6 +213,7 @@ export const ROUTES: Record<string, RouteSpec> = {
   'GET /experiments/mine': { access: 'user', ok: 200 },
   'GET /courses/:courseId/experiments': { access: 'member', ok: 200 },
   'GET /courses/:courseId/experiments/:experimentId': { access: 'member', ok: 200 },
+  'GET /courses/:courseId/experiments/:experimentId/submissions.zip': { access: 'teacher', ok: 200 },
   'PATCH /courses/:courseId/experiments/:experimentId': {
     access: 'teacher',
     ok: 200,

@@ -97,3 +97,39 @@ export async function copyContent(
            (select count(*) from modules)::int as modules`
   return row!
 }
+
+export interface NewestSubmissionRow {
+  username: string
+  display_name: string
+  storage_key: string
+  file_name: string
+  file_size: string
+  submitted_at: Date
+  late: boolean
+  score: string | null
+}
+
+/** The experiment of the course, or null (an experiment of another course is unknown here). */
+export async function experimentOfCourse(sql: Sql, courseId: string, experimentId: string) {
+  const [row] = await sql<{ id: string; title: string }[]>`
+    select id, title from experiments where id = ${experimentId} and course_id = ${courseId}`
+  return row ?? null
+}
+
+/**
+ * Each current student's newest submission to the experiment, by username: one keyed probe per
+ * student of the roster (experiment_submissions_exp_student_idx).
+ */
+export async function newestSubmissions(sql: Sql, courseId: string, experimentId: string) {
+  return sql<NewestSubmissionRow[]>`
+    select m.username, m.display_name, s.storage_key, s.file_name, s.file_size, s.submitted_at, s.late, s.score
+      from course_members m
+      cross join lateral (
+        select s.storage_key, s.file_name, s.file_size, s.submitted_at, s.late, s.score
+          from experiment_submissions s
+         where s.experiment_id = ${experimentId} and s.student_id = m.user_id
+         order by s.submitted_at desc, s.id desc
+         limit 1) s
+     where m.course_id = ${courseId}
+     order by lower(m.username), m.username`
+}

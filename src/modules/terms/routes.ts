@@ -4,8 +4,10 @@ import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { CourseParams } from '../../http/params.ts'
 import { Course } from '../courses/model.ts'
-import { CopyCourseBody } from './model.ts'
+import { contentDisposition } from '../../storage/download.ts'
+import { CopyCourseBody, CourseExperimentParams } from './model.ts'
 import * as service from './service.ts'
+import { submissionsZip } from './zip.ts'
 
 /** Terms: copying a course into a new term, downloading an experiment's submissions at once. */
 export function termRoutes(deps: Deps) {
@@ -32,6 +34,35 @@ export function termRoutes(deps: Deps) {
             '(-3650..3650), experiments (`dueAt` moved) and resources (files are copied: they stay downloadable when the ' +
             "original's are deleted). Not copied: members, co-teachers, announcements, submissions, grades, reminders, " +
             'notifications. One transaction. Works on an archived course too.',
+        },
+      },
+    )
+    .get(
+      '/courses/:courseId/experiments/:experimentId/submissions.zip',
+      async ({ course, params }) => {
+        const zip = await submissionsZip(sql, storage, course.id, params.experimentId, clock.now())
+        return new Response(zip.body, {
+          headers: {
+            'content-type': 'application/zip',
+            'content-disposition': contentDisposition(zip.fileName),
+            'cache-control': 'private, no-store',
+            'x-content-type-options': 'nosniff',
+          },
+        })
+      },
+      {
+        params: CourseExperimentParams,
+        course: 'teacher',
+        detail: {
+          tags: ['Experiments'],
+          summary: "Download every student's newest submission as one zip (course teacher)",
+          description:
+            "Streamed `application/zip`: each current student's newest file as `{username}/{cleaned original name}`, plus " +
+            '`submissions.csv` (username, display name, submitted at, late, score, file name; UTF-8 with BOM, formula-safe). ' +
+            'Server memory stays bounded whatever the total size. An experiment of another course is 404.',
+          responses: {
+            200: { description: 'The zip file, as an attachment.', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } },
+          },
         },
       },
     )
