@@ -20,6 +20,28 @@ export function archiveFileName(experimentTitle: string, now: Date) {
   return `submissions-${title}-${now.toISOString().slice(0, 10)}.zip`
 }
 
+/** Bytes read from a local file at a time. */
+const READ_CHUNK = 64 * 1024
+
+/**
+ * A local file read a chunk at a time, only as fast as the zip is consumed (a pull stream with
+ * no read-ahead): Bun's own file stream reads ahead in large blocks.
+ */
+function chunksOf(file: Blob): ReadableStream<Uint8Array> {
+  let offset = 0
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        if (offset >= file.size) return c.close()
+        const end = Math.min(file.size, offset + READ_CHUNK)
+        c.enqueue(new Uint8Array(await file.slice(offset, end).arrayBuffer()))
+        offset = end
+      },
+    },
+    { highWaterMark: 0 },
+  )
+}
+
 /**
  * Every student's newest file of the experiment as `{username}/{cleaned name}`, plus
  * `submissions.csv`, as a zip stream (client-zip, stored entries: submissions are mostly
@@ -41,7 +63,7 @@ export async function submissionsZip(sql: Sql, storage: FileStorage, courseId: s
     for (const r of rows) {
       const body = await storage.open(r.storage_key)
       if (!body) continue
-      yield { name: entryName(r), input: body instanceof Blob ? body.stream() : body, lastModified: r.submitted_at, size: Number(r.file_size) }
+      yield { name: entryName(r), input: body instanceof Blob ? chunksOf(body) : body, lastModified: r.submitted_at, size: Number(r.file_size) }
     }
   }
   return { fileName: archiveFileName(experiment.title, now), body: makeZip(entries()) }
