@@ -11,6 +11,11 @@ export interface Database {
   sql: Sql
   kind: 'embedded' | 'external'
   close(): Promise<void>
+  /**
+   * The embedded database only: its data directory as a tarball (PGlite's dumpDataDir). Call it
+   * while holding the one connection (`sql.reserve()`), so no transaction is half done.
+   */
+  dumpDataDir?: () => Promise<Blob>
 }
 
 /** Clients of the embedded database (one connection, no LISTEN): the live stream signals in-process. */
@@ -149,6 +154,7 @@ export async function connectEmbedded(dataDir: string | undefined): Promise<Data
   return {
     sql,
     kind: 'embedded',
+    dumpDataDir: () => db.dumpDataDir('gzip'),
     async close() {
       await sql.end({ timeout: 5 })
       await server.stop()
