@@ -12,6 +12,7 @@ import { PageSkeleton, Skeleton } from '../ui/Skeleton.tsx'
 import { allTasks } from '../workspace/data.ts'
 import { FocusTaskProvider } from '../workspace/focus.tsx'
 import { WORKSPACE } from '../workspace/messages.ts'
+import { ArchivedBanner } from '../terms/Terms.tsx'
 import {
   AnnouncementsSection,
   ExperimentsSection,
@@ -81,6 +82,7 @@ export default function CourseWorkspacePage() {
           </Link>
         )}
       </div>
+      <ArchivedBanner course={c} />
       <Loaded query={modules} skeleton={<Skeleton variant="cards" lines={3} />}>
         {(list) => {
           const enabled = list.filter((m) => m.enabled && SECTIONS[m.moduleKey]).map((m) => m.moduleKey)
