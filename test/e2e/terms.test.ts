@@ -42,19 +42,19 @@ describe.skipIf(!hasChromium)('terms in Chromium', () => {
     const form = page.getByTestId('copy-form')
     await form.getByLabel('Title of the new course').fill('Operating Systems (spring)')
     await form.getByLabel('Move dates by (days)').fill('7')
-    await expect(form.getByTestId('copy-preview').textContent()).resolves.toContain('Lab fork')
-    await expect(form.getByTestId('copy-preview').textContent()).resolves.toContain('Dec 8, 2026')
+    // Waits for the preview to show the experiment's deadline moved by a week (Dec 1 → Dec 8).
+    await form.getByTestId('copy-preview').filter({ hasText: 'Lab fork: Dec 8, 2026' }).waitFor()
     await form.getByRole('button', { name: 'Copy course' }).click()
     await form.getByTestId('copied-link').click()
     await page.waitForURL(/\/courses\/[0-9a-f-]{36}\/manage$/)
     expect(page.url()).not.toContain(courseId)
-    await expect(page.locator('h1').textContent()).resolves.toContain('Operating Systems (spring)')
+    await page.locator('h1').filter({ hasText: 'Operating Systems (spring)' }).waitFor()
 
     await page.goto(`/courses/${courseId}/manage?tab=settings`)
     page.once('dialog', (d) => void d.accept())
     await page.getByTestId('archive-toggle').click()
     await page.getByTestId('archived-banner').waitFor()
-    await expect(page.getByTestId('archive-toggle').textContent()).resolves.toBe('Unarchive this course')
+    await page.getByTestId('archive-toggle').filter({ hasText: 'Unarchive this course' }).waitFor()
     const course = await server.api.get(`/courses/${courseId}`, { token: teacher.token })
     expect(course.data.archived).toBe(true)
 
