@@ -20,6 +20,7 @@ import { notificationRoutes } from './modules/notifications/routes.ts'
 import { reminderRoutes } from './modules/reminders/routes.ts'
 import { resourceRoutes } from './modules/resources/routes.ts'
 import { ssoRoutes } from './modules/sso/routes.ts'
+import { termRoutes } from './modules/terms/routes.ts'
 import { workspaceRoutes } from './modules/workspace/routes.ts'
 import { webRoutes } from './web/routes.ts'
 
@@ -42,6 +43,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
     .use(resourceRoutes(deps))
     .use(gradeRoutes(deps))
     .use(calendarRoutes(deps))
+    .use(termRoutes(deps))
 }
 
 /** Builds the whole HTTP application without listening: server.ts listens, tests call `app.handle`. */

@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { z } from 'zod'
 
 const bool = z
@@ -56,6 +57,9 @@ const EnvSchema = z
     S3_SECRET_ACCESS_KEY: optionalText,
     S3_PREFIX: optionalText,
     STORAGE_SWEEP_CRON: cronExpr.default('*/15 * * * *'),
+    BACKUP_CRON: cronExpr.optional(),
+    BACKUP_DIR: optionalText,
+    BACKUP_KEEP: int(1, 1000).default(7),
     DB_MAINTENANCE_CRON: cronExpr.default('*/5 * * * *'),
     ORPHAN_GRACE_SECONDS: int(60, 60 * 60 * 24 * 30).default(60 * 60),
     METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -179,6 +183,10 @@ export interface Config {
   fileStorage: 'local' | 's3'
   s3: { bucket?: string; endpoint?: string; region?: string; accessKeyId?: string; secretAccessKey?: string; prefix?: string }
   storageSweepCron: string
+  /** Backups of the embedded database: default daily at 03:00, 'off' with DATABASE_URL (a server has its own tools). */
+  backupCron: string
+  backupDir: string
+  backupKeep: number
   /** VACUUM (ANALYZE) where no autovacuum does it (src/db/maintenance.ts); "off" disables. */
   dbMaintenanceCron: string
   orphanGraceSeconds: number
@@ -267,6 +275,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       prefix: e.S3_PREFIX,
     },
     storageSweepCron: e.STORAGE_SWEEP_CRON,
+    backupCron: e.BACKUP_CRON ?? (e.DATABASE_URL ? 'off' : '0 3 * * *'),
+    backupDir: e.BACKUP_DIR ?? join(e.DATA_DIR, 'backups'),
+    backupKeep: e.BACKUP_KEEP,
     dbMaintenanceCron: e.DB_MAINTENANCE_CRON,
     orphanGraceSeconds: e.ORPHAN_GRACE_SECONDS,
     metricsPort: e.METRICS_PORT,

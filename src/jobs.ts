@@ -9,6 +9,8 @@ import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
 import { purgeReadNotifications } from './modules/notifications/retention.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
 import { sweepStorage } from './storage/sweep.ts'
+import { createBackup } from './backup/backup.ts'
+import { LocalDiskStorage } from './storage/local-disk.ts'
 
 export interface Job {
   name: string
@@ -44,6 +46,28 @@ export function notificationRetentionJob(deps: Deps): Job {
     name: 'notification-retention',
     pattern: deps.config.notificationRetentionCron,
     run: (now) => purgeReadNotifications(deps.sql, now, deps.config.notificationRetentionDays),
+  }
+}
+
+/**
+ * A backup of the embedded database and its local files (src/backup/backup.ts), daily at 03:00
+ * by default (BACKUP_CRON; 'off' disables it, the default with DATABASE_URL).
+ */
+export function backupJob(deps: Deps, dumpDataDir: () => Promise<Blob>): Job {
+  return {
+    name: 'backup',
+    pattern: deps.config.backupCron,
+    run: async (now) => {
+      const { path, manifest } = await createBackup({
+        sql: deps.sql,
+        dumpDataDir,
+        filesRoot: deps.storage instanceof LocalDiskStorage ? deps.storage.root : null,
+        backupDir: deps.config.backupDir,
+        keep: deps.config.backupKeep,
+        now,
+      })
+      deps.log.info('backup written', { path, files: manifest.files.length - 1 })
+    },
   }
 }
 

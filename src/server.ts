@@ -3,7 +3,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts'
 import { connectDatabase } from './db/connect.ts'
 import { migrate } from './db/migrate.ts'
 import type { Deps, Lifecycle } from './deps.ts'
-import { defaultJobs, scheduler, stopJobs } from './jobs.ts'
+import { backupJob, defaultJobs, scheduler, stopJobs } from './jobs.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
 import { bodyCeiling } from './http/plumbing.ts'
@@ -41,7 +41,7 @@ const lifecycle: Lifecycle = { draining: false }
 const deps: Deps = { sql: db.sql, db: db.capability, config: { ...config, jwtSecret }, clock: systemClock, log, storage, lifecycle }
 
 let lastRequestAt = 0
-const jobs = scheduler(deps, defaultJobs(deps))
+const jobs = scheduler(deps, [...defaultJobs(deps), ...(db.dumpDataDir ? [backupJob(deps, db.dumpDataDir)] : [])])
 const app = buildApp(deps)
   .onRequest(({ set }) => {
     lastRequestAt = performance.now()

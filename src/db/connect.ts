@@ -22,6 +22,11 @@ export interface Database {
   kind: 'embedded' | 'external'
   capability: DatabaseCapability
   close(): Promise<void>
+  /**
+   * The embedded database only: its data directory as a tarball (PGlite's dumpDataDir). Call it
+   * while holding the one connection (`sql.reserve()`), so no transaction is half done.
+   */
+  dumpDataDir?: () => Promise<Blob>
 }
 
 const common = {
@@ -217,6 +222,7 @@ export async function connectEmbedded(dataDir: string | undefined, opts: { templ
     sql,
     kind: 'embedded',
     capability: { kind: 'embedded', maxConnections: 1 },
+    dumpDataDir: () => db.dumpDataDir('gzip'),
     async close() {
       await sql.end({ timeout: 5 })
       await server.stop()

@@ -7,6 +7,13 @@ import { ERROR_CATALOGUE, forbidden, notFound, unauthenticated } from './errors.
 import { courseAccess, type CourseAccess, type CourseLevel, type CurrentUser, type Role } from './guards.ts'
 
 export const SESSION_COOKIE = 'cls_session'
+const READ_METHODS = new Set(['GET', 'HEAD'])
+
+/** `{ course: { level: 'teacher', whenArchived: 'allow' } }`: a write that an archived course still accepts. */
+export interface CourseGuard {
+  level: CourseLevel
+  whenArchived: 'allow' | 'refuse-writes'
+}
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 interface SessionRow {
@@ -111,6 +118,8 @@ export async function sessionUser(sql: Deps['sql'], sid: string, now: Date): Pro
  *   `{ course: 'member' }`      member (teacher or student) of `params.courseId` → `course`
  *   `{ course: 'teacher' }`     the teacher of `params.courseId`
  *   `{ course: 'student' }`     a student of `params.courseId`
+ *   Any course level refuses a write (not GET/HEAD) in an archived course with 409 (40908);
+ *   `{ course: { level, whenArchived: 'allow' } }` lets a route through (unarchive, copy).
  *   `{ experimentSubmission: 'teacher' }`  the teacher of `params.submissionId`'s course
  * All of them run in `transform`, before the params, query and body are validated: a caller
  * who may not call a route gets 401/403 (or 404) whatever the request holds.
@@ -169,22 +178,29 @@ export function authPlugin(deps: Deps) {
           }
         },
       }),
-      course: (level: CourseLevel) => ({
-        auth: true,
-        detail: guardedDetail,
-        // Before validation too: a caller who may not use the course gets 403/404 whatever the
-        // body holds. A malformed course id is left to params validation (400).
-        async transform({ request, params }) {
-          const who = authenticated.get(request)
-          if (!who) throw unauthenticated()
-          const courseId = (params as Record<string, string | undefined>).courseId ?? ''
-          if (UUID.test(courseId)) courses.set(request, await courseAccess(sql, courseId, who.user, level))
-        },
-        async resolve(ctx) {
-          const { user, params, request } = ctx as unknown as Authenticated & { params: Record<string, string | undefined>; request: Request }
-          return { course: courses.get(request) ?? (await courseAccess(sql, params.courseId ?? '', user, level)) }
-        },
-      }),
+      course: (guard: CourseLevel | CourseGuard) => {
+        const { level, whenArchived } = typeof guard === 'string' ? { level: guard, whenArchived: 'refuse-writes' } : guard
+        // Every write (any method but GET/HEAD) in an archived course is refused here, in one
+        // place, unless the route opts out (unarchiving, copying the course into a new term).
+        const intent = (request: Request) => ({ write: whenArchived !== 'allow' && !READ_METHODS.has(request.method) })
+        return {
+          auth: true,
+          detail: guardedDetail,
+          // Before validation too: a caller who may not use the course gets 403/404 (or 409 for
+          // a write in an archived course) whatever the body holds. A malformed course id is
+          // left to params validation (400).
+          async transform({ request, params }) {
+            const who = authenticated.get(request)
+            if (!who) throw unauthenticated()
+            const courseId = (params as Record<string, string | undefined>).courseId ?? ''
+            if (UUID.test(courseId)) courses.set(request, await courseAccess(sql, courseId, who.user, level, intent(request)))
+          },
+          async resolve(ctx) {
+            const { user, params, request } = ctx as unknown as Authenticated & { params: Record<string, string | undefined>; request: Request }
+            return { course: courses.get(request) ?? (await courseAccess(sql, params.courseId ?? '', user, level, intent(request))) }
+          },
+        }
+      },
       /**
        * The teacher of the course of `params.submissionId` (an experiment submission): 404 for
        * an unknown submission, 403 for anyone else. Before validation, like `course`.
@@ -199,7 +215,7 @@ export function authPlugin(deps: Deps) {
           if (!UUID.test(id)) return
           const [row] = await sql<{ course_id: string }[]>`select course_id from experiment_submissions where id = ${id}`
           if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist.')
-          await courseAccess(sql, row.course_id, who.user, level)
+          await courseAccess(sql, row.course_id, who.user, level, { write: !READ_METHODS.has(request.method) })
         },
       }),
     })

@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { copyFile, link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { tooLarge } from '../http/errors.ts'
@@ -93,6 +93,36 @@ export class LocalDiskStorage implements FileStorage {
     const file = Bun.file(this.pathOf(key))
     if (!(await file.exists())) return null
     return range ? file.slice(range.start, range.end + 1) : file
+  }
+
+  /**
+   * A hard link under a new key: no bytes are copied, and removing either name leaves the
+   * other's file (files are never written in place, so the two cannot diverge). Where the
+   * file system has no hard links, a copy through a temporary file.
+   */
+  async copy(key: string): Promise<StoredFile | null> {
+    if (!KEY.test(key)) return null
+    const source = this.pathOf(key)
+    const info = await stat(source).catch(() => null)
+    if (!info) return null
+    const copyKey = newId()
+    const target = this.pathOf(copyKey)
+    await mkdir(dirname(target), { recursive: true })
+    try {
+      await link(source, target)
+    } catch (e: any) {
+      if (e?.code === 'ENOENT') return null
+      const tmp = join(this.tmpDir, tempName(copyKey))
+      try {
+        await copyFile(source, tmp)
+        await rename(tmp, target)
+      } catch (err: any) {
+        await rm(tmp, { force: true })
+        if (err?.code === 'ENOENT') return null
+        throw err
+      }
+    }
+    return { key: copyKey, size: info.size }
   }
 
   async remove(key: string): Promise<void> {

@@ -92,6 +92,16 @@ export class S3Storage implements FileStorage {
     return 'copied'
   }
 
+  /**
+   * Streams the object into a new one (through this process, a part at a time, as an upload
+   * is): Bun's S3 client has no server-side copy.
+   */
+  async copy(key: string): Promise<StoredFile | null> {
+    const source = await this.open(key)
+    if (!source) return null
+    return this.put(source)
+  }
+
   async remove(key: string): Promise<void> {
     if (!KEY.test(key)) return
     await this.client.delete(this.nameOf(key))

@@ -33,6 +33,11 @@ export interface FileStorage {
   put(source: Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, opts?: PutOptions): Promise<StoredFile>
   /** The stored bytes (or the requested range of them), or null when the key has no file. */
   open(key: string, range?: ByteRange): Promise<Blob | ReadableStream<Uint8Array> | null>
+  /**
+   * A copy of a stored file under a new key, independent of the original (removing either
+   * leaves the other); null when the key has no file.
+   */
+  copy(key: string): Promise<StoredFile | null>
   /** Removes a file; removing a missing file is not an error. */
   remove(key: string): Promise<void>
   /** Every stored file (for the orphan sweep). */

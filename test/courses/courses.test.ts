@@ -35,6 +35,7 @@ describe('POST /courses', () => {
       inviteCode: expect.stringMatching(CODE),
       joiningOpen: true,
       myRole: 'TEACHER',
+      archived: false,
     })
   })
 

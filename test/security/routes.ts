@@ -163,6 +163,7 @@ export const ROUTES: Record<string, RouteSpec> = {
   'PATCH /courses/:courseId': { access: 'teacher', ok: 200, json: (s) => ({ title: s.course.title }) },
   'POST /courses/:courseId/invite-code': { access: 'teacher', ok: 200 },
   'GET /courses/:courseId/members': { access: 'member', ok: 200 },
+  'POST /courses/:courseId/copy': { access: 'teacher', ok: 201, json: () => ({ title: 'Next term', shiftDays: 182 }) },
 
   // Rosters and co-teachers (owner-only routes are 'teacher' here: course A has no co-teacher)
   'POST /courses/:courseId/teachers': { access: 'teacher', ok: 201, json: async (_s, w) => ({ identifier: await freshTeacher(w) }) },
@@ -291,6 +292,7 @@ export const ROUTES: Record<string, RouteSpec> = {
   'GET /experiments/mine': { access: 'user', ok: 200 },
   'GET /courses/:courseId/experiments': { access: 'member', ok: 200 },
   'GET /courses/:courseId/experiments/:experimentId': { access: 'member', ok: 200 },
+  'GET /courses/:courseId/experiments/:experimentId/submissions.zip': { access: 'teacher', ok: 200 },
   'PATCH /courses/:courseId/experiments/:experimentId': {
     access: 'teacher',
     ok: 200,

@@ -13,9 +13,14 @@ export const CreateCourseBody = z.object({ title: Title, description: Descriptio
 export type CreateCourseBody = z.infer<typeof CreateCourseBody>
 
 export const UpdateCourseBody = z
-  .object({ title: Title.optional(), description: Description.optional(), joiningOpen: z.boolean().optional() })
-  .refine((b) => b.title !== undefined || b.description !== undefined || b.joiningOpen !== undefined, {
-    message: 'send at least one of title, description, joiningOpen',
+  .object({
+    title: Title.optional(),
+    description: Description.optional(),
+    joiningOpen: z.boolean().optional(),
+    archived: z.boolean().optional().meta({ description: 'true archives the course (read-only), false makes it active again.' }),
+  })
+  .refine((b) => b.title !== undefined || b.description !== undefined || b.joiningOpen !== undefined || b.archived !== undefined, {
+    message: 'send at least one of title, description, joiningOpen, archived',
   })
 export type UpdateCourseBody = z.infer<typeof UpdateCourseBody>
 
@@ -38,8 +43,16 @@ export const Course = z
     inviteCode: z.string().optional().meta({ description: "Only for the course's teacher." }),
     joiningOpen: z.boolean().optional().meta({ description: "Only for the course's teacher. When false, the invite code is refused." }),
     myRole: CourseRole.meta({ description: "The caller's role in this course." }),
+    archived: z.boolean().meta({ description: 'An archived course is read-only: every write in it answers 409 (40908).' }),
   })
   .meta({ id: 'Course' })
+
+export const CourseListQuery = z.object({
+  archived: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ description: '`true`: the archived courses instead of the active ones.' }),
+})
 
 export const Member = z
   .object({

@@ -9,6 +9,7 @@ export interface CourseRow {
   description: string
   invite_code: string
   joining_open: boolean
+  archived: boolean
   created_at: Date
   teacher_id: string
   teacher_username: string
@@ -41,7 +42,7 @@ const memberCount = (sql: Db) => sql`
 
 export async function findCourse(sql: Db, courseId: string, viewerId: string) {
   const [row] = await sql<CourseRow[]>`
-    select c.id, c.title, c.description, c.invite_code, c.joining_open, c.created_at,
+    select c.id, c.title, c.description, c.invite_code, c.joining_open, c.archived, c.created_at,
            t.id as teacher_id, t.username as teacher_username, t.display_name as teacher_display_name,
            ${memberCount(sql)},
            exists (select 1 from course_teachers ct where ct.course_id = c.id and ct.user_id = ${viewerId}) as co_teacher
@@ -51,8 +52,8 @@ export async function findCourse(sql: Db, courseId: string, viewerId: string) {
   return row ?? null
 }
 
-/** The courses a user owns, co-teaches or has joined, most recently created/added/joined first. */
-export async function listCoursesOf(sql: Db, userId: string) {
+/** The courses a user owns, co-teaches or has joined (active or archived ones), most recently created/added/joined first. */
+export async function listCoursesOf(sql: Db, userId: string, archived = false) {
   return sql<CourseRow[]>`
     with mine as (
       select id as course_id, created_at as since, false as co_teacher from courses where teacher_id = ${userId}
@@ -61,27 +62,35 @@ export async function listCoursesOf(sql: Db, userId: string) {
       union all
       select course_id, joined_at, false from course_members where user_id = ${userId}
     )
-    select c.id, c.title, c.description, c.invite_code, c.joining_open, c.created_at,
+    select c.id, c.title, c.description, c.invite_code, c.joining_open, c.archived, c.created_at,
            t.id as teacher_id, t.username as teacher_username, t.display_name as teacher_display_name,
            ${memberCount(sql)},
            mine.co_teacher
       from mine
       join courses c on c.id = mine.course_id
       join users t on t.id = c.teacher_id
+     where c.archived = ${archived}
      order by mine.since desc, c.id desc`
 }
 
 export async function updateCourse(
   sql: Db,
   courseId: string,
-  patch: { title?: string; description?: string; joiningOpen?: boolean },
+  patch: { title?: string; description?: string; joiningOpen?: boolean; archived?: boolean },
 ) {
   await sql`
     update courses
        set title = coalesce(${patch.title ?? null}::text, title),
            description = coalesce(${patch.description ?? null}::text, description),
-           joining_open = coalesce(${patch.joiningOpen ?? null}::boolean, joining_open)
+           joining_open = coalesce(${patch.joiningOpen ?? null}::boolean, joining_open),
+           archived = coalesce(${patch.archived ?? null}::boolean, archived)
      where id = ${courseId}`
+}
+
+/** The course row locked for a change of its archived state; its state before the change. */
+export async function lockCourseState(sql: Db, courseId: string) {
+  const [row] = await sql<{ archived: boolean }[]>`select archived from courses where id = ${courseId} for no key update`
+  return row ?? null
 }
 
 /** Throws 23505 when the code is taken (the caller draws another). */
@@ -94,8 +103,8 @@ export async function setInviteCode(sql: Db, courseId: string, inviteCode: strin
  * join commits, with whether the user is already in it.
  */
 export async function findByInviteCodeForJoin(sql: Db, inviteCode: string, userId: string) {
-  const [row] = await sql<{ id: string; teacher_id: string; joining_open: boolean; already_member: boolean }[]>`
-    select c.id, c.teacher_id, c.joining_open,
+  const [row] = await sql<{ id: string; teacher_id: string; joining_open: boolean; archived: boolean; already_member: boolean }[]>`
+    select c.id, c.teacher_id, c.joining_open, c.archived,
            exists (select 1 from course_members m where m.course_id = c.id and m.user_id = ${userId}) as already_member
       from courses c
      where c.invite_code = ${inviteCode}

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { CourseParams } from '../../http/params.ts'
-import { Course, CreateCourseBody, JoinBody, MemberPage, MembersQuery, UpdateCourseBody } from './model.ts'
+import { Course, CourseListQuery, CreateCourseBody, JoinBody, MemberPage, MembersQuery, UpdateCourseBody } from './model.ts'
 import * as service from './service.ts'
 
 export function courseRoutes(deps: Deps) {
@@ -29,13 +29,14 @@ export function courseRoutes(deps: Deps) {
         },
       },
     )
-    .get('', async ({ user }) => ok(await service.listMyCourses(sql, user)), {
+    .get('', async ({ user, query }) => ok(await service.listMyCourses(sql, user, query.archived === 'true')), {
       auth: true,
+      query: CourseListQuery,
       response: { 200: envelope(z.array(Course)) },
       detail: {
         summary: 'My courses',
         description:
-          'The courses the caller teaches or has joined, with `myRole`; newest first (by creation for taught, by join time for joined courses).',
+          'The active courses the caller teaches or has joined, with `myRole`; newest first (by creation for taught, by join time for joined courses). `archived=true`: the archived ones instead.',
       },
     })
     .post(
@@ -61,15 +62,19 @@ export function courseRoutes(deps: Deps) {
     })
     .patch(
       '/:courseId',
-      async ({ params, user, body }) => ok(await service.updateCourse(sql, params.courseId, user, body), 'Course updated.'),
+      async ({ params, user, body }) => ok(await service.updateCourse(sql, params.courseId, user, body, clock.now()), 'Course updated.'),
       {
         params: CourseParams,
-        course: 'teacher',
+        // An archived course accepts `archived: false` here (the service refuses other edits).
+        course: { level: 'teacher', whenArchived: 'allow' },
         body: UpdateCourseBody,
         response: { 200: envelope(Course) },
         detail: {
-          summary: 'Edit a course, open or close joining (the course teacher)',
-          description: 'Any of `title`, `description`, `joiningOpen`. With `joiningOpen: false` the invite code is refused (409, 40903).',
+          summary: 'Edit a course, open or close joining, archive it (the course teacher)',
+          description:
+            'Any of `title`, `description`, `joiningOpen`, `archived`. With `joiningOpen: false` the invite code is refused (409, 40903). ' +
+            '`archived: true` makes the course read-only (every write in it → 409, 40908), hides it from `GET /courses` and cancels its pending reminders; ' +
+            '`archived: false` makes it active again and creates the reminders whose times are still ahead. An archived course accepts no other edit unless it is unarchived by the same request.',
         },
       },
     )

@@ -2,10 +2,10 @@ import postgres from 'postgres'
 import type { Sql } from '../../db/connect.ts'
 import { iso } from '../../http/envelope.ts'
 import { AppError, conflict, forbidden, invalidField, notFound } from '../../http/errors.ts'
-import type { CurrentUser } from '../../http/guards.ts'
-import { offsetOf, page } from '../../http/pagination.ts'
+import { courseArchived, type CurrentUser } from '../../http/guards.ts'
+import { offsetOf, page, type PageQuery } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
-import { studentJoined } from '../reminders/hooks.ts'
+import { courseArchived as courseArchivedHook, courseUnarchived, studentJoined } from '../reminders/hooks.ts'
 import { normaliseInviteCode, randomInviteCode, type CodeGenerator } from './invite-code.ts'
 import type { CreateCourseBody, MembersQuery, UpdateCourseBody } from './model.ts'
 import * as q from './queries.ts'
@@ -26,6 +26,7 @@ export const toCourse = (r: q.CourseRow, viewerId: string) => {
     createdAt: iso(r.created_at)!,
     ...(isTeacher ? { inviteCode: r.invite_code, joiningOpen: r.joining_open } : {}),
     myRole: isTeacher ? ('TEACHER' as const) : ('STUDENT' as const),
+    archived: r.archived,
   }
 }
 export type Course = ReturnType<typeof toCourse>
@@ -67,14 +68,28 @@ export async function createCourse(
   throw codesExhausted()
 }
 
-export async function listMyCourses(sql: Sql, user: CurrentUser) {
-  return (await q.listCoursesOf(sql, user.id)).map((r) => toCourse(r, user.id))
+export async function listMyCourses(sql: Sql, user: CurrentUser, archived = false) {
+  return (await q.listCoursesOf(sql, user.id, archived)).map((r) => toCourse(r, user.id))
 }
 
 export const getCourse = (sql: Sql, courseId: string, user: CurrentUser) => courseFor(sql, courseId, user.id)
 
-export async function updateCourse(sql: Sql, courseId: string, user: CurrentUser, body: UpdateCourseBody) {
-  await q.updateCourse(sql, courseId, body)
+/**
+ * Edits a course. Archiving cancels its pending reminders and unarchiving creates those still
+ * ahead, in the same transaction as the flag. An archived course accepts only `archived: false`
+ * (with other edits alongside) or `archived: true` alone (a repeat): anything else is a write in
+ * a read-only course (409, 40908).
+ */
+export async function updateCourse(sql: Sql, courseId: string, user: CurrentUser, body: UpdateCourseBody, now: Date) {
+  await sql.begin(async (tx) => {
+    const before = await q.lockCourseState(tx, courseId)
+    if (!before) throw notFound('COURSE_NOT_FOUND', 'This course does not exist.')
+    const archivingAgain = body.archived === true && Object.values(body).filter((v) => v !== undefined).length === 1
+    if (before.archived && body.archived !== false && !archivingAgain) throw courseArchived()
+    await q.updateCourse(tx, courseId, body)
+    if (body.archived === true && !before.archived) await courseArchivedHook(tx, courseId)
+    if (body.archived === false && before.archived) await courseUnarchived(tx, courseId, now)
+  })
   return courseFor(sql, courseId, user.id)
 }
 
@@ -108,6 +123,7 @@ export async function joinCourse(sql: Sql, user: CurrentUser, inviteCode: string
     const course = await q.findByInviteCodeForJoin(tx, code, user.id)
     if (!course) throw unknownCode()
     if (course.already_member) return course.id
+    if (course.archived) throw courseArchived()
     if (!course.joining_open) {
       throw conflict('JOINING_CLOSED', 'This course is not accepting new members right now. Ask your teacher to open joining.')
     }

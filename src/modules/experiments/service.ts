@@ -2,7 +2,7 @@ import postgres from 'postgres'
 import type { Sql } from '../../db/connect.ts'
 import { iso, num } from '../../http/envelope.ts'
 import { conflict, forbidden, notFound } from '../../http/errors.ts'
-import { courseAccess, type CourseAccess, type CurrentUser } from '../../http/guards.ts'
+import { courseAccess, type CourseAccess, type CourseIntent, type CurrentUser } from '../../http/guards.ts'
 import { feedbackChange, type GradeBody } from '../../lib/grading.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
@@ -100,16 +100,16 @@ export async function getExperiment(sql: Sql, course: CourseAccess, experimentId
 }
 
 /** Loads an experiment reached by its own id and checks the caller's access to its course. */
-export async function experimentAccess(sql: Sql, experimentId: string, user: CurrentUser) {
+export async function experimentAccess(sql: Sql, experimentId: string, user: CurrentUser, intent: CourseIntent = {}) {
   const experiment = await q.findExperiment(sql, experimentId)
   if (!experiment) throw notFound('EXPERIMENT_NOT_FOUND', 'This experiment does not exist.')
-  const course = await courseAccess(sql, experiment.course_id, user, 'member')
+  const course = await courseAccess(sql, experiment.course_id, user, 'member', intent)
   return { experiment, course }
 }
 
 /** Only students of the course submit; checked before the upload is read. */
 export async function experimentForSubmission(sql: Sql, experimentId: string, user: CurrentUser) {
-  const access = await experimentAccess(sql, experimentId, user)
+  const access = await experimentAccess(sql, experimentId, user, { write: true })
   if (access.course.as !== 'STUDENT') throw forbidden('Only students of this course can submit to an experiment.')
   return access.experiment
 }
@@ -186,7 +186,7 @@ export async function submissionFile(sql: Sql, submissionId: string, user: Curre
 export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser, body: GradeBody, now: Date) {
   const s = await q.findSubmissionContext(sql, submissionId)
   if (!s) throw submissionNotFound()
-  await courseAccess(sql, s.course_id, teacher, 'teacher')
+  await courseAccess(sql, s.course_id, teacher, 'teacher', { write: true })
   const feedback = feedbackChange(body.feedback)
   const row = await sql.begin(async (tx) => {
     const graded = await q.gradeSubmission(tx, { id: s.id, score: body.score, feedback, graderId: teacher.id, now })

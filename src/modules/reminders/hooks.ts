@@ -1,5 +1,5 @@
 import type { TxSql } from '../../db/connect.ts'
-import { cancelPendingForStudent, cancelStaleForTask, generateForStudent, generateForStudents, generateForTask, lockTask } from './queries.ts'
+import { cancelPendingForStudent, cancelPendingOfCourse, cancelStaleForTask, generateForCourse, generateForStudent, generateForStudents, generateForTask, lockTask } from './queries.ts'
 
 /**
  * Seams between the learning/courses features and homework reminders, called inside the
@@ -46,4 +46,19 @@ export async function studentsJoined(tx: TxSql, courseIds: string[], userIds: st
 /** The membership was deleted in this transaction: the student's pending reminders of the course go. */
 export async function studentLeft(tx: TxSql, courseId: string, userId: string): Promise<void> {
   await cancelPendingForStudent(tx, courseId, userId)
+}
+
+/** The course was archived in this transaction: nothing more is sent from it. */
+export async function courseArchived(tx: TxSql, courseId: string): Promise<void> {
+  await cancelPendingOfCourse(tx, courseId)
+}
+
+/** The course is active again: the events whose times are still ahead, as for a rescheduled homework. */
+export async function courseUnarchived(tx: TxSql, courseId: string, now: Date): Promise<void> {
+  await generateForCourse(tx, courseId, now)
+}
+
+/** Homework was copied into the course in this transaction: events as a normal creation gives. */
+export async function homeworkCopied(tx: TxSql, courseId: string, now: Date): Promise<void> {
+  await generateForCourse(tx, courseId, now, true)
 }

@@ -138,6 +138,37 @@ export async function cancelPendingForStudent(tx: TxSql, courseId: string, userI
   return res.count
 }
 
+/** Cancels every pending event of the course's homework (the course was archived). */
+export async function cancelPendingOfCourse(tx: TxSql, courseId: string) {
+  const res = await tx`
+    update homework_reminder_events e
+       set canceled = true
+      from learning_tasks t
+     where t.course_id = ${courseId} and e.task_id = t.id
+       and e.sent_at is null and not e.canceled`
+  return res.count
+}
+
+/**
+ * Every homework of the course × every student × switched-on trigger still ahead, in one
+ * INSERT … SELECT (a course unarchived, or its homework just copied in: `published` as for a
+ * new homework). Events already live for the same time win, as in generateForTask.
+ */
+export async function generateForCourse(tx: TxSql, courseId: string, now: Date, published = false) {
+  const res = await tx`
+    insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
+    select gen_uuid_v7(), t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
+      from learning_tasks t
+      join course_members m on m.course_id = t.course_id
+      ${triggersOf(tx, now, published)}
+     where t.course_id = ${courseId}
+       and t.task_kind = 'HOMEWORK'
+       and tr.enabled
+       and ${isAhead(tx, now)}
+    on conflict do nothing`
+  return res.count
+}
+
 export interface DeliveredBatch {
   /** Events claimed (locked) by this batch: sent + canceled. */
   claimed: number
@@ -151,7 +182,7 @@ export interface DeliveredBatch {
  * SKIP LOCKED: rows another dispatcher holds are skipped, not waited for; a row another
  * dispatcher sent between our snapshot and our lock is re-checked under READ COMMITTED and
  * dropped), judges each, marks it sent or canceled and writes the notification of every sent
- * one. An event is canceled instead of sent when its task is no longer homework, its student
+ * one. An event is canceled instead of sent when its course is archived, its task is no longer homework, its student
  * is no longer in the course, or (BEFORE_DUE_24H, DUE) the student has already submitted.
  *
  * One statement instead of claim / cancel / insert / mark: each claimed row is read once and
@@ -176,7 +207,7 @@ export async function deliverDue(tx: TxSql, now: Date, limit: number): Promise<D
     ), tasks as (
       -- Each task of the batch once (a batch spans a few): what its notifications share. LIMIT 1
       -- keeps the lookup keyed (as a plain join the planner hashed all 20,400 tasks).
-      select t.id, t.course_id, t.task_kind, t.title,
+      select t.id, t.course_id, t.task_kind, t.title, t.archived,
              '"' || t.title || '" in ' || t.course_title as quoted,
              '/courses/' || t.course_id || '?taskId=' || t.id as action_path,
              jsonb_build_object(
@@ -185,12 +216,12 @@ export async function deliverDue(tx: TxSql, now: Date, limit: number): Promise<D
                'startAt', to_char(t.start_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                'dueAt', to_char(t.due_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as params
         from (select distinct task_id from claimed) d
-        cross join lateral (select t.id, t.course_id, t.title, t.start_at, t.due_at, t.task_kind, co.title as course_title
+        cross join lateral (select t.id, t.course_id, t.title, t.start_at, t.due_at, t.task_kind, co.title as course_title, co.archived
                               from learning_tasks t join courses co on co.id = t.course_id
                              where t.id = d.task_id limit 1) t
     ), judged as (
       select c.id, c.target_user_id, c.trigger_type, t.id as task_id, t.title, t.quoted, t.action_path, t.params,
-             t.task_kind = 'HOMEWORK' and m.member is not null
+             t.task_kind = 'HOMEWORK' and not t.archived and m.member is not null
                and not (c.trigger_type in ('BEFORE_DUE_24H', 'DUE') and s.submitted is not null) as deliver
         from claimed c
         join tasks t on t.id = c.task_id

@@ -3,6 +3,7 @@ import { useEffect, useMemo } from 'react'
 import { useSearchParams } from 'react-router'
 import { api } from '../api.ts'
 import { ExperimentGrading } from '../grading/ExperimentGrading.tsx'
+import { DownloadAllLink } from '../terms/Terms.tsx'
 import { QuestionGradeForm } from '../grading/QuestionGradeForm.tsx'
 import { formatNumber } from '../i18n/format.ts'
 import { useT } from '../i18n/index.ts'
@@ -72,6 +73,7 @@ export function GradingTab({ course }: TabProps) {
       </SelectField>
       {task && (isGradable(task) ? <TaskGrading key={task.id} task={task} courseId={course.id} /> : <Empty>{t('grading.material')}</Empty>)}
       {taskId && !task && tree.data && <Empty>{t('grading.taskMissing')}</Empty>}
+      {experimentId && <DownloadAllLink courseId={course.id} experimentId={experimentId} />}
       {experimentId && <ExperimentGrading experimentId={experimentId} courseId={course.id} />}
     </>
   )

@@ -9,6 +9,7 @@ import { ErrorNotice, Success } from '../ui/Notice.tsx'
 import { NS } from './messages.ts'
 import type { TabProps } from './types.ts'
 import { useUnsavedChanges } from './useUnsavedChanges.ts'
+import { ArchivePanel, CopyPanel } from '../terms/Terms.tsx'
 
 /** Course settings: title and description, joining open or closed, a new invite code. */
 export function SettingsTab({ course }: TabProps) {
@@ -72,7 +73,9 @@ export function SettingsTab({ course }: TabProps) {
         </button>
         {rotate.isSuccess && <Success>{t('settings.rotated')}</Success>}
         {rotate.error != null && <ErrorNotice error={rotate.error} />}
+        <ArchivePanel course={course} />
       </div>
+      <CopyPanel course={course} />
     </div>
   )
 }

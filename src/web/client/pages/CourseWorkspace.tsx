@@ -14,6 +14,7 @@ import { allTasks } from '../workspace/data.ts'
 import { FocusTaskProvider } from '../workspace/focus.tsx'
 import { WORKSPACE } from '../workspace/messages.ts'
 import { LeaveCourse } from '../roster/LeaveCourse.tsx'
+import { ArchivedBanner } from '../terms/Terms.tsx'
 import {
   AnnouncementsSection,
   ExperimentsSection,
@@ -84,6 +85,7 @@ export default function CourseWorkspacePage() {
         )}
         {c.myRole === 'STUDENT' && <LeaveCourse courseId={c.id} title={c.title} />}
       </div>
+      <ArchivedBanner course={c} />
       <Loaded query={modules} skeleton={<Skeleton variant="cards" lines={3} />}>
         {(list) => {
           const enabled = list.filter((m) => m.enabled && SECTIONS[m.moduleKey]).map((m) => m.moduleKey)

@@ -12,6 +12,7 @@ import type { Course, User } from '../types.ts'
 import { CopyButton } from '../ui/CopyButton.tsx'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { TextArea, TextField } from '../ui/form.tsx'
+import { ArchivedCourses } from '../terms/Terms.tsx'
 
 const NS = defineMessages('courses', en, zh)
 
@@ -41,6 +42,7 @@ export default function CoursesPage() {
               )
             }
           </QueryView>
+          <ArchivedCourses />
         </section>
         <aside>{me.role === 'TEACHER' ? <CreateCourse /> : <JoinCourse />}</aside>
       </div>

@@ -16,6 +16,7 @@ import type { TabProps } from '../manage/types.ts'
 import { useCourse, useMe } from '../queries.ts'
 import { CopyButton } from '../ui/CopyButton.tsx'
 import { ErrorNotice, Loading } from '../ui/Notice.tsx'
+import { ArchivedBanner } from '../terms/Terms.tsx'
 
 const TABS: { key: string; Component: ComponentType<TabProps> }[] = [
   { key: 'learning', Component: LearningTab },
@@ -78,6 +79,7 @@ export default function ManagePage() {
           </p>
         )}
       </div>
+      <ArchivedBanner course={c} />
       <nav className="tabs" aria-label={t('page.sections')}>
         {TABS.map((x) => (
           <Link key={x.key} to={`?tab=${x.key}`} aria-current={x.key === active.key ? 'page' : undefined} replace>

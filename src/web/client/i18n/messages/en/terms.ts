@@ -1,0 +1,31 @@
+/** English, namespace `terms`: copying a course into a new term, archiving, downloading every submission. */
+export default {
+  archivedBanner: 'This course is archived: it is read-only. Everything can still be read.',
+  archive: {
+    heading: 'Archive',
+    explain: 'An archived course is read-only, leaves everyone’s course list and sends no more reminders. You can unarchive it at any time.',
+    archive: 'Archive this course',
+    unarchive: 'Unarchive this course',
+    confirmArchive: 'Archive “{{title}}”? It becomes read-only and its pending reminders are canceled.',
+    confirmUnarchive: 'Unarchive “{{title}}”? Reminders whose times are still ahead are scheduled again.',
+    working: 'Saving…',
+  },
+  copy: {
+    heading: 'Copy to a new term',
+    explain: 'A new course of yours with the same units, tasks, quizzes (with their keys), experiments, resources and modules. No students, posts or submissions are copied.',
+    title: 'Title of the new course',
+    shift: 'Move dates by (days)',
+    shiftHint: 'Homework and experiment dates move by this many days (−3650 to 3650).',
+    preview: 'First deadlines in the new course',
+    noDeadlines: 'This course has no deadlines.',
+    submit: 'Copy course',
+    working: 'Copying…',
+    done: 'Copied. Open the new course',
+    titleRequired: 'Enter a title.',
+    shiftInvalid: 'Enter a whole number of days from −3650 to 3650.',
+  },
+  downloadAll: 'Download all (zip)',
+  archivedSection: 'Archived courses',
+  showArchived: 'Show archived courses',
+  noArchived: 'No archived courses.',
+}

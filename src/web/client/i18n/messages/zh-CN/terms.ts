@@ -1,0 +1,31 @@
+/** 简体中文，命名空间 `terms`：复制课程到新学期、归档、下载全部提交。 */
+export default {
+  archivedBanner: '本课程已归档，处于只读状态。所有内容仍可查看。',
+  archive: {
+    heading: '归档',
+    explain: '归档后的课程为只读，不再出现在课程列表中，也不再发送提醒。你可以随时取消归档。',
+    archive: '归档本课程',
+    unarchive: '取消归档',
+    confirmArchive: '归档“{{title}}”？课程将变为只读，待发送的提醒将被取消。',
+    confirmUnarchive: '取消归档“{{title}}”？时间尚未到的提醒将重新安排。',
+    working: '正在保存…',
+  },
+  copy: {
+    heading: '复制到新学期',
+    explain: '创建一门属于你的新课程，包含相同的单元、任务、测验（含答案）、实验、资源和模块。学生、公告和提交不会被复制。',
+    title: '新课程名称',
+    shift: '日期顺延（天）',
+    shiftHint: '作业和实验的日期将移动这么多天（−3650 到 3650）。',
+    preview: '新课程中最早的截止时间',
+    noDeadlines: '本课程没有截止时间。',
+    submit: '复制课程',
+    working: '正在复制…',
+    done: '已复制。打开新课程',
+    titleRequired: '请输入名称。',
+    shiftInvalid: '请输入 −3650 到 3650 之间的整数天数。',
+  },
+  downloadAll: '下载全部（zip）',
+  archivedSection: '已归档的课程',
+  showArchived: '显示已归档的课程',
+  noArchived: '没有已归档的课程。',
+}
