@@ -46,8 +46,10 @@ describe.skipIf(!process.env.DATABASE_URL)('parallel e-mail senders', () => {
     }))
     await sql`insert into notifications ${sql(rows)}`
     await sql`
-      insert into email_outbox (notification_id, user_id, created_at, next_attempt_at)
-      select id, user_id, delivered_at, delivered_at from notifications where id = any(${rows.map((r) => r.id)}::uuid[])`
+      insert into email_outbox (id, notification_id, user_id, created_at, next_attempt_at)
+      select id, id, user_id, delivered_at, delivered_at from notifications where id = any(${rows.map((r) => r.id)}::uuid[])`
+    // Notification mail goes to verified addresses only (issue 21).
+    await sql`update users set email_verified = true where id = any(${students.map((s) => s.id)}::uuid[])`
 
     const settings = { publicUrl: PUBLIC_URL, mailFrom: 'Course Learning <no-reply@learn.example.test>', secret: ctx.deps.config.jwtSecret }
     const results = await Promise.all(instances.flatMap((i) => [0, 1].map(() => sendDueEmails(i.db.sql, i.transport, settings, now))))
