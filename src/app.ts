@@ -58,6 +58,7 @@ export function buildApp(deps: Deps) {
         methodsFor: routeMethodIndex(() => root?.routes ?? []),
         readsOwnBody: ownBodyIndex(() => root?.routes ?? []),
         maxUploadBytes: deps.config.maxUploadBytes,
+        now: () => deps.clock.now(),
       }),
     )
     .use(corsPolicy(deps.config.corsOrigins))

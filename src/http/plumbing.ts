@@ -166,6 +166,8 @@ export interface PlumbingOptions {
   maxUploadBytes: number
   /** True for the routes that read their body themselves (`parse: 'none'`: uploads, one-click unsubscribe). */
   readsOwnBody?: (method: string, path: string) => boolean
+  /** The service's clock (Deps.clock): sent as `X-Server-Time` so the web app's deadlines follow it. */
+  now?: () => Date
 }
 
 /**
@@ -173,7 +175,7 @@ export interface PlumbingOptions {
  * body-size and content-type checks, and the single error handler that turns every failure
  * into the `{ code, message, data }` envelope.
  */
-export function plumbing({ log, methodsFor, maxUploadBytes, readsOwnBody = () => false }: PlumbingOptions) {
+export function plumbing({ log, methodsFor, maxUploadBytes, readsOwnBody = () => false, now = () => new Date() }: PlumbingOptions) {
   return new Elysia({ name: 'plumbing' })
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get('x-request-id')
@@ -182,6 +184,9 @@ export function plumbing({ log, methodsFor, maxUploadBytes, readsOwnBody = () =>
       set.headers['x-request-id'] = id
       set.headers['x-content-type-options'] = 'nosniff'
       set.headers['referrer-policy'] = 'same-origin'
+      // The service's own time with milliseconds (the Date header has seconds and is the host's
+      // clock, not the service's Clock): countdowns and badges in the web app follow it.
+      set.headers['x-server-time'] = now().toISOString()
       // A malformed Host header makes request.url unparsable: 400 here, before any route reads it.
       requestUrl(request)
 

@@ -1,6 +1,6 @@
 import { currentLocale, translate } from './i18n/index.ts'
 import type { Page } from './types.ts'
-import { noteServerDate } from './teaching/clock.ts'
+import { noteServerTime } from './teaching/clock.ts'
 
 /** The web front end reaches the API through this prefix; the login cookie rides along. */
 export const API_BASE = '/core/api/v1'
@@ -75,7 +75,7 @@ export async function api<T>(method: string, path: string, body?: unknown, opts:
   const sentAt = Date.now()
   try {
     res = await fetch(API_BASE + path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal })
-    noteServerDate(res.headers.get('date'), sentAt, Date.now())
+    noteServerTime(res.headers.get('x-server-time'), res.headers.get('date'), sentAt, Date.now())
   } catch (e) {
     if ((e as Error)?.name === 'AbortError') throw e
     throw new ApiError(NETWORK, 0, translate('errors.offline'))

@@ -10,13 +10,39 @@ import type { HomeworkStatus } from '../types.ts'
  */
 let offsetMs = 0
 
-/** Learns the server's clock from an answer's `Date` header (one-second resolution: a skew under 1.5 s is ignored). */
-export function noteServerDate(header: string | null, sentAt: number, receivedAt: number) {
+/**
+ * Learns the server's clock from an answer: its `X-Server-Time` (the service's clock, with
+ * milliseconds: a skew under 250 ms is ignored), else its `Date` header (one-second
+ * resolution: a skew under 1.5 s is ignored).
+ */
+export function noteServerTime(precise: string | null, date: string | null, sentAt: number, receivedAt: number) {
+  const exact = precise ? Date.parse(precise) : NaN
+  if (!Number.isNaN(exact)) {
+    const skew = exact - (sentAt + receivedAt) / 2
+    setOffset(Math.abs(skew) > 250 ? skew : 0)
+    return
+  }
+  noteServerDate(date, sentAt, receivedAt)
+}
+
+function noteServerDate(header: string | null, sentAt: number, receivedAt: number) {
   const server = header ? Date.parse(header) : NaN
   if (Number.isNaN(server)) return
   // The header's second was cut off: its middle, against the middle of the round trip.
   const skew = server + 500 - (sentAt + receivedAt) / 2
-  offsetMs = Math.abs(skew) > 1500 ? skew : 0
+  setOffset(Math.abs(skew) > 1500 ? skew : 0)
+}
+
+/** A new offset shows at once (not at the next tick), before the answer that taught it renders. */
+function setOffset(next: number) {
+  if (next === offsetMs) return
+  offsetMs = next
+  if (listeners.size) {
+    clearTimeout(timer)
+    tick()
+  } else {
+    current = serverNow()
+  }
 }
 
 export const serverNow = () => Date.now() + offsetMs
