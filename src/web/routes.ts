@@ -13,6 +13,7 @@ const CLIENT_ROUTES = [
   /^\/verify-email$/,
   /^\/forgot-password$/,
   /^\/reset-password$/,
+  /^\/unsubscribe$/,
   /^\/courses$/,
   /^\/courses\/[^/]+$/,
   /^\/courses\/[^/]+\/manage$/,

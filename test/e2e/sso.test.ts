@@ -76,6 +76,12 @@ describe.skipIf(!hasChromium)('web front end in Chromium: single sign-on', () =>
       await tab.page.getByText('This site signs you in with Campus account.').waitFor()
       expect(await tab.page.locator('input[type="password"]').count()).toBe(0)
       expect(await tab.page.getByRole('link', { name: /create an account/i }).count()).toBe(0)
+      // The register page says registration is off and links to log in, no form.
+      await tab.page.goto('/register')
+      await tab.page.getByTestId('registration-off').waitFor()
+      expect(await tab.page.locator('input').count()).toBe(0)
+      await tab.page.getByRole('link', { name: 'Log in' }).click()
+      await tab.page.waitForURL('**/login')
       await tab.context.close()
     } finally {
       await listening.stop(true)

@@ -113,6 +113,13 @@ describe('the mail', () => {
     expect(mail.raw).toContain('Content-Type: text/plain')
     expect(mail.raw).toContain('Content-Type: text/html')
     expect(decodeQp(mail.raw)).toContain(`${PUBLIC_URL}/courses/${courseId}?taskId=${hw.id}`)
+    // The body's unsubscribe link opens the confirming web page, never the POST route (a GET
+    // by a link scanner must not unsubscribe); only the header names the one-click route.
+    const body = decodeQp(mail.raw.slice(mail.raw.indexOf('Content-Type: text/plain')))
+    const token = mail.header('List-Unsubscribe')!.match(/token=([^>]+)>$/)![1]!
+    expect(body).toContain(`: ${PUBLIC_URL}/unsubscribe?token=${token}`)
+    expect(body).toContain(`href="${PUBLIC_URL}/unsubscribe?token=${token}"`)
+    expect(body).not.toContain('/api/v1/email/unsubscribe')
     const after = await startOf(hw.id, student.id)
     expect(after!.attempts).toBe(1)
     expect(after!.sent_at).not.toBeNull()

@@ -23,13 +23,17 @@ export const messageIdOf = (notificationId: string, publicUrl: string) => `<${no
 /**
  * One notification as a mail in its recipient's language: a subject naming the course, a
  * plain-text and an HTML part (built from escaped text only, then sanitised), a link to the
- * page, RFC 8058 one-click unsubscribe headers.
+ * page, RFC 8058 one-click unsubscribe headers. The body's unsubscribe link opens a web page
+ * that asks first (a mail scanner following links turns nothing off); the header targets the
+ * POST route directly, as RFC 8058 wants.
  */
 export function composeMail(item: OutboxItem, s: MailSettings, now: Date) {
   const locale = resolveLocale(item.locale, null)
   const text = renderNotification({ title: item.title, content: item.content }, item.params, locale, now)
   const link = s.publicUrl + (item.action_path ?? '/messages')
-  const unsubscribe = `${s.publicUrl}/api/v1/email/unsubscribe?token=${encodeURIComponent(unsubscribeToken(s.secret, item.user_id, item.notification_type))}`
+  const token = encodeURIComponent(unsubscribeToken(s.secret, item.user_id, item.notification_type))
+  const oneClick = `${s.publicUrl}/api/v1/email/unsubscribe?token=${token}`
+  const unsubscribe = `${s.publicUrl}/unsubscribe?token=${token}`
   const w = WORDS[locale]
   const plain = `${text.title}\n\n${text.content}\n\n${w.open}: ${link}\n\n-- \n${w.why}\n${w.unsubscribe}: ${unsubscribe}\n`
   const html = sanitizeHtml(
@@ -45,7 +49,7 @@ export function composeMail(item: OutboxItem, s: MailSettings, now: Date) {
     html: `<!doctype html><html lang="${locale}"><body>${html}</body></html>`,
     messageId: messageIdOf(item.notification_id, s.publicUrl),
     headers: {
-      'List-Unsubscribe': `<${unsubscribe}>`,
+      'List-Unsubscribe': `<${oneClick}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     },
   }

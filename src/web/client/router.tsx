@@ -20,6 +20,7 @@ export function createAppRouter() {
     { path: '/verify-email', lazy: page(() => import('./pages/VerifyEmail.tsx')), ErrorBoundary: RouteError, HydrateFallback },
     { path: '/forgot-password', lazy: page(() => import('./pages/ForgotPassword.tsx')), ErrorBoundary: RouteError, HydrateFallback },
     { path: '/reset-password', lazy: page(() => import('./pages/ResetPassword.tsx')), ErrorBoundary: RouteError, HydrateFallback },
+    { path: '/unsubscribe', lazy: page(() => import('./pages/Unsubscribe.tsx')), ErrorBoundary: RouteError, HydrateFallback },
     {
       Component: AppLayout,
       ErrorBoundary: RouteError,

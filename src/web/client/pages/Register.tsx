@@ -1,13 +1,13 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router'
-import { api, ApiError, fieldErrors } from '../api.ts'
+import { api, ApiError, fieldErrors, get } from '../api.ts'
 import { applyUserLocale, defineMessages, pickedBeforeLogin, rememberPick, translate, useT } from '../i18n/index.ts'
 import en from '../i18n/messages/en/register.ts'
 import zh from '../i18n/messages/zh-CN/register.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys } from '../queries.ts'
-import type { LoginResult, Role, User } from '../types.ts'
+import type { LoginProviders, LoginResult, Role, User } from '../types.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { RadioGroup, TextField } from '../ui/form.tsx'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
@@ -51,6 +51,9 @@ export default function RegisterPage() {
   const queryClient = useQueryClient()
   const [form, setForm] = useState<Form>({ username: '', email: '', password: '', confirm: '', displayName: '', role: 'STUDENT' })
   const [errors, setErrors] = useState<Record<string, string>>({})
+  // With PASSWORD_LOGIN=false (GET /auth/providers says `password: false`) there is no registering here.
+  const providers = useQuery({ queryKey: ['auth-providers'], queryFn: () => get<LoginProviders>('/auth/providers', { anonymous: true }), staleTime: 5 * 60_000 })
+  const passwordOff = providers.data?.password === false
   const set = (k: keyof Form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm((f) => ({ ...f, [k]: e.target.value }))
 
   const register = useMutation({
@@ -91,6 +94,22 @@ export default function RegisterPage() {
   }
 
   const count = Object.keys(errors).length
+  if (passwordOff)
+    return (
+      <main id="main" className="auth-page">
+        <div className="auth-card">
+          <p className="brand-large">{t('brand', { ns: 'common' })}</p>
+          <h1>{t('title')}</h1>
+          <p className="notice notice-info" data-testid="registration-off">
+            {t('off')}
+          </p>
+          <Link className="btn btn-primary btn-block" to="/login">
+            {t('logIn')}
+          </Link>
+          <LanguageSwitcher />
+        </div>
+      </main>
+    )
   return (
     <main id="main" className="auth-page">
       <div className="auth-card">

@@ -18,6 +18,7 @@ export default {
   submitting: 'Creating your account…',
   already: 'Already registered?',
   logIn: 'Log in',
+  off: 'Registration is off on this site: accounts come from single sign-on. Log in instead.',
   errors: {
     usernameRequired: 'Choose a username.',
     usernameLength: 'Use 3 to 32 characters.',

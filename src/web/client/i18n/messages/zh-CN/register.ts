@@ -21,6 +21,7 @@ const zh: Catalogue<typeof en> = {
   submitting: '正在创建账号…',
   already: '已有账号？',
   logIn: '去登录',
+  off: '本站未开放注册：账号来自单点登录。请直接登录。',
   errors: {
     usernameRequired: '请设置用户名。',
     usernameLength: '用户名须为 3 到 32 个字符。',
