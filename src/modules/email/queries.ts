@@ -62,7 +62,24 @@ export async function queueEmails(tx: Sql | TxSql, ids: string[]) {
   return res.count
 }
 
-export type AccountMailKind = 'VERIFY_EMAIL' | 'CHANGE_EMAIL' | 'RESET_PASSWORD' | 'EMAIL_CHANGED'
+export type AccountMailKind = 'VERIFY_EMAIL' | 'CHANGE_EMAIL' | 'RESET_PASSWORD' | 'EMAIL_CHANGED' | 'ROSTER_INVITATION'
+
+/**
+ * Queues the mail of each of these new roster invitations (sql/038), in the import's transaction:
+ * one INSERT … SELECT whatever their number. The row's id is the invitation's, so an invitation
+ * queues one mail at most. No user (the address has no account) and no text from the teacher:
+ * the mail is fixed text plus a registration link, in `locale`.
+ */
+export async function queueInvitationMails(tx: Sql | TxSql, invitationIds: string[], locale: string, now: Date) {
+  if (invitationIds.length === 0) return 0
+  const res = await tx`
+    insert into email_outbox (id, kind, user_id, to_address, locale, created_at, next_attempt_at)
+    select i.id, 'ROSTER_INVITATION', null, i.email, ${locale}, ${now}, ${now}
+      from course_invitations i
+     where i.id = any(${invitationIds}::uuid[])
+    on conflict (id) do nothing`
+  return res.count
+}
 
 /** An account mail (not a notification) to a fixed address, in the notification outbox. */
 export async function queueAccountMail(
@@ -76,17 +93,21 @@ export async function queueAccountMail(
 
 interface OutboxCommon {
   id: string
-  user_id: string
+  /** Null for a roster invitation (the address has no account). */
+  user_id: string | null
   attempts: number
   created_at: Date
-  /** The account's address and language now. */
-  email: string
+  /** The account's address and language now (null / false without an account). */
+  email: string | null
   email_verified: boolean
   locale: string | null
 }
 
 export interface NotificationOutboxItem extends OutboxCommon {
   kind: 'NOTIFICATION'
+  /** A notification always has its account (sql/038). */
+  user_id: string
+  email: string
   notification_id: string
   notification_type: EmailType
   title: string
@@ -131,10 +152,10 @@ export async function claimDue(sql: Sql, now: Date, limit: number, leaseMs: numb
                 o.locale as mail_locale, o.secret, o.params as mail_params
     )
     select c.id, c.kind, c.notification_id, c.user_id, c.attempts, c.created_at, c.to_address, c.mail_locale,
-           c.secret, c.mail_params, u.email, u.email_verified, u.locale,
+           c.secret, c.mail_params, u.email, coalesce(u.email_verified, false) as email_verified, u.locale,
            n.notification_type, n.title, n.content, n.action_path, n.params
       from claimed c
-      join users u on u.id = c.user_id
+      left join users u on u.id = c.user_id
       left join notifications n on n.id = c.notification_id`
 }
 

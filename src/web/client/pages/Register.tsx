@@ -49,7 +49,7 @@ export default function RegisterPage() {
   const navigate = useNavigate()
   const [params] = useSearchParams()
   const queryClient = useQueryClient()
-  const [form, setForm] = useState<Form>({ username: '', email: '', password: '', confirm: '', displayName: '', role: 'STUDENT' })
+  const [form, setForm] = useState<Form>({ username: '', email: params.get('email') ?? '', password: '', confirm: '', displayName: '', role: 'STUDENT' })
   const [errors, setErrors] = useState<Record<string, string>>({})
   const set = (k: keyof Form) => (e: React.ChangeEvent<HTMLInputElement>) => setForm((f) => ({ ...f, [k]: e.target.value }))
 
