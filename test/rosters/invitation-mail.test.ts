@@ -107,6 +107,20 @@ describe('roster invitation mail', () => {
     for (const e of emails) expect(mailsTo(smtp, e)).toHaveLength(1)
   })
 
+  test('an invitation revoked before the sender ran is not mailed', async () => {
+    const c = await createCourse(ctx.api, owner)
+    const newcomer = `${uniq('rev')}@example.test`
+    await importRoster(c.id, [newcomer])
+    const inv = await ctx.api.get(`/courses/${c.id}/roster/invitations`, { token: owner.token })
+    const id = inv.data.items[0].id as string
+    expect((await ctx.api.del(`/courses/${c.id}/roster/invitations/${id}`, { token: owner.token })).status).toBe(200)
+    await send()
+    expect(mailsTo(smtp, newcomer)).toHaveLength(0)
+    const [row] = await sql<{ failed_at: Date | null; last_error: string | null }[]>`select failed_at, last_error from email_outbox where id = ${id}`
+    expect(row!.failed_at).not.toBeNull()
+    expect(row!.last_error).toBe('not sent: the invitation was revoked or taken')
+  })
+
   test('the invited address registers (a verification mail), verifies, and is then enrolled', async () => {
     const c = await createCourse(ctx.api, owner)
     const username = uniq('inv')

@@ -122,6 +122,8 @@ export interface AccountOutboxItem extends OutboxCommon {
   mail_locale: string | null
   secret: Uint8Array | null
   mail_params: Record<string, string> | null
+  /** A roster invitation's mail: whether the invitation (same id) is still pending. */
+  still_invited: boolean
 }
 
 export type OutboxRow = NotificationOutboxItem | AccountOutboxItem
@@ -153,6 +155,7 @@ export async function claimDue(sql: Sql, now: Date, limit: number, leaseMs: numb
     )
     select c.id, c.kind, c.notification_id, c.user_id, c.attempts, c.created_at, c.to_address, c.mail_locale,
            c.secret, c.mail_params, u.email, coalesce(u.email_verified, false) as email_verified, u.locale,
+           (c.kind <> 'ROSTER_INVITATION' or exists (select 1 from course_invitations i where i.id = c.id)) as still_invited,
            n.notification_type, n.title, n.content, n.action_path, n.params
       from claimed c
       left join users u on u.id = c.user_id
