@@ -280,6 +280,9 @@ describe('roster import', () => {
     expect(again.data).toMatchObject({ enrolled: 0, alreadyMembers: 2, invited: 1 })
     expect(await memberCount(c.id, owner.token)).toBe(3)
     expect((await api.get(`/courses/${c.id}/roster/invitations`, { token: owner.token })).data.total).toBe(1)
+    // No SMTP_URL here: no invitation mail is queued (with one: invitation-mail.test.ts).
+    const queued = await ctx.deps.sql<{ n: number }[]>`select count(*)::int as n from email_outbox where to_address = ${newcomer.toLowerCase()}`
+    expect(queued[0]!.n).toBe(0)
 
     // The invited address registers: enrolled at once, the invitation gone.
     const username = uniq('inv')

@@ -9,7 +9,8 @@ import { unseal } from './sealed.ts'
  * Mails about the account itself: verification, address change, password reset, and the notice
  * to the old address. Each is fixed text in the reader's language plus a link: none carries
  * text another user chose (no course titles, no names), because the first three go to an
- * address nobody has proved to own yet.
+ * address nobody has proved to own yet. A roster invitation goes to an address with no account
+ * at all: it says only that a teacher here invited it, and links to registration.
  */
 type Texts = { subject: string; lines: (p: Record<string, string>) => string[]; action?: string }
 
@@ -49,6 +50,15 @@ const TEXTS: Record<Locale, Record<AccountMailKind, Texts>> = {
         'If you did not do this, reset your password at once and tell your school.',
       ],
     },
+    ROSTER_INVITATION: {
+      subject: 'You are invited to join a course',
+      lines: () => [
+        'A teacher at Course Learning added this e-mail address to the class list of a course.',
+        'To join it, register a student account with this address and confirm the address: you are then enrolled in the course.',
+        'If you do not know what this is about, ignore this mail: nothing happens without you.',
+      ],
+      action: 'Register',
+    },
   },
   'zh-CN': {
     VERIFY_EMAIL: {
@@ -82,6 +92,15 @@ const TEXTS: Record<Locale, Record<AccountMailKind, Texts>> = {
       subject: '你的邮箱地址已更改',
       lines: (p) => [`你的课程学习平台账号的邮箱地址已更改为 ${p.newEmail}。`, '如果这不是你本人操作，请立即重置密码并联系学校。'],
     },
+    ROSTER_INVITATION: {
+      subject: '你被邀请加入一门课程',
+      lines: () => [
+        '课程学习平台的一位老师把这个邮箱地址加入了某门课程的学生名单。',
+        '如需加入，请用这个邮箱地址注册学生账号并确认邮箱：确认后你会自动加入该课程。',
+        '如果你不清楚这是怎么回事，请忽略本邮件：未经你的操作不会发生任何事情。',
+      ],
+      action: '注册',
+    },
   },
 }
 
@@ -101,6 +120,9 @@ const PAGE: Partial<Record<AccountMailKind, string>> = {
 
 export const linkOf = (publicUrl: string, kind: AccountMailKind, token: string) => `${publicUrl}${PAGE[kind]}?token=${token}`
 
+/** The registration page with the invited address filled in (a roster invitation's link). */
+export const registerLinkOf = (publicUrl: string, address: string) => `${publicUrl}/register?email=${encodeURIComponent(address)}`
+
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 /**
@@ -108,13 +130,14 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<':
  * goes only to the address the account still has (an address change since makes it useless).
  */
 export function composeAccountMail(item: AccountOutboxItem, s: MailSettings): { mail: MailMessage } | { skip: string } {
-  const sameAddress = item.email.toLowerCase() === item.to_address.toLowerCase()
+  const sameAddress = (item.email ?? '').toLowerCase() === item.to_address.toLowerCase()
   if ((item.kind === 'VERIFY_EMAIL' || item.kind === 'RESET_PASSWORD') && !sameAddress) return { skip: 'the account has another address now' }
+  if (item.kind === 'ROSTER_INVITATION' && !item.still_invited) return { skip: 'the invitation was revoked or taken' }
   const locale = resolveLocale(item.locale ?? item.mail_locale, null)
   const t = TEXTS[locale][item.kind]
   const params = { ...(item.mail_params ?? {}) }
   if (params.ttlSeconds) params.ttl = durationText(Number(params.ttlSeconds), locale)
-  let link: string | null = null
+  let link: string | null = item.kind === 'ROSTER_INVITATION' ? registerLinkOf(s.publicUrl, item.to_address) : null
   if (PAGE[item.kind]) {
     const token = item.secret ? unseal(s.secret, item.secret) : null
     if (!token) return { skip: 'the link token is not readable' }

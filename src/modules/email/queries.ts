@@ -62,7 +62,24 @@ export async function queueEmails(tx: Sql | TxSql, ids: string[]) {
   return res.count
 }
 
-export type AccountMailKind = 'VERIFY_EMAIL' | 'CHANGE_EMAIL' | 'RESET_PASSWORD' | 'EMAIL_CHANGED'
+export type AccountMailKind = 'VERIFY_EMAIL' | 'CHANGE_EMAIL' | 'RESET_PASSWORD' | 'EMAIL_CHANGED' | 'ROSTER_INVITATION'
+
+/**
+ * Queues the mail of each of these new roster invitations (sql/038), in the import's transaction:
+ * one INSERT … SELECT whatever their number. The row's id is the invitation's, so an invitation
+ * queues one mail at most. No user (the address has no account) and no text from the teacher:
+ * the mail is fixed text plus a registration link, in `locale`.
+ */
+export async function queueInvitationMails(tx: Sql | TxSql, invitationIds: string[], locale: string, now: Date) {
+  if (invitationIds.length === 0) return 0
+  const res = await tx`
+    insert into email_outbox (id, kind, user_id, to_address, locale, created_at, next_attempt_at)
+    select i.id, 'ROSTER_INVITATION', null, i.email, ${locale}, ${now}, ${now}
+      from course_invitations i
+     where i.id = any(${invitationIds}::uuid[])
+    on conflict (id) do nothing`
+  return res.count
+}
 
 /** An account mail (not a notification) to a fixed address, in the notification outbox. */
 export async function queueAccountMail(
@@ -76,17 +93,21 @@ export async function queueAccountMail(
 
 interface OutboxCommon {
   id: string
-  user_id: string
+  /** Null for a roster invitation (the address has no account). */
+  user_id: string | null
   attempts: number
   created_at: Date
-  /** The account's address and language now. */
-  email: string
+  /** The account's address and language now (null / false without an account). */
+  email: string | null
   email_verified: boolean
   locale: string | null
 }
 
 export interface NotificationOutboxItem extends OutboxCommon {
   kind: 'NOTIFICATION'
+  /** A notification always has its account (sql/038). */
+  user_id: string
+  email: string
   notification_id: string
   notification_type: EmailType
   title: string
@@ -101,6 +122,8 @@ export interface AccountOutboxItem extends OutboxCommon {
   mail_locale: string | null
   secret: Uint8Array | null
   mail_params: Record<string, string> | null
+  /** A roster invitation's mail: whether the invitation (same id) is still pending. */
+  still_invited: boolean
 }
 
 export type OutboxRow = NotificationOutboxItem | AccountOutboxItem
@@ -131,10 +154,11 @@ export async function claimDue(sql: Sql, now: Date, limit: number, leaseMs: numb
                 o.locale as mail_locale, o.secret, o.params as mail_params
     )
     select c.id, c.kind, c.notification_id, c.user_id, c.attempts, c.created_at, c.to_address, c.mail_locale,
-           c.secret, c.mail_params, u.email, u.email_verified, u.locale,
+           c.secret, c.mail_params, u.email, coalesce(u.email_verified, false) as email_verified, u.locale,
+           (c.kind <> 'ROSTER_INVITATION' or exists (select 1 from course_invitations i where i.id = c.id)) as still_invited,
            n.notification_type, n.title, n.content, n.action_path, n.params
       from claimed c
-      join users u on u.id = c.user_id
+      left join users u on u.id = c.user_id
       left join notifications n on n.id = c.notification_id`
 }
 

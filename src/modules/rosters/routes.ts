@@ -5,6 +5,7 @@ import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { AppError } from '../../http/errors.ts'
 import { PageQuery } from '../../http/pagination.ts'
+import { requestLocale } from '../../i18n/request.ts'
 import { CourseParams, idParams } from '../../http/params.ts'
 import { mediaType } from '../../http/plumbing.ts'
 import { Member } from '../courses/model.ts'
@@ -35,7 +36,7 @@ async function rosterRows(request: Request): Promise<service.RosterRow[]> {
 
 /** Co-teachers, leaving and removing students, roster import and its invitations (issue 23). */
 export function rosterRoutes(deps: Deps) {
-  const { sql, clock } = deps
+  const { sql, clock, config } = deps
   return new Elysia({ prefix: '/courses', tags: ['Rosters'] })
     .use(authPlugin(deps))
     .post(
@@ -106,7 +107,11 @@ export function rosterRoutes(deps: Deps) {
     )
     .post(
       '/:courseId/roster',
-      async ({ course, user, request }) => ok(await service.importRoster(sql, course.id, user, await rosterRows(request), clock.now()), 'Roster imported.'),
+      async ({ course, user, request }) =>
+        ok(
+          await service.importRoster(sql, course.id, user, await rosterRows(request), clock.now(), config.smtpUrl ? requestLocale(request) : null),
+          'Roster imported.',
+        ),
       {
         params: CourseParams,
         course: 'teacher',
@@ -117,7 +122,8 @@ export function rosterRoutes(deps: Deps) {
           description:
             '`application/json` `{ emails: [...] }` or `text/csv` with a header row naming an `email` column; at most 5,000 rows. ' +
             'A STUDENT account with the address (case-insensitive) is enrolled as if it had joined by code; a TEACHER account, a malformed or repeated address is reported in `invalid`; ' +
-            'an unknown address gets a pending invitation, and whoever registers with it is enrolled. Importing the same list again changes nothing.',
+            'an unknown address gets a pending invitation, and whoever registers with it is enrolled. When the server sends e-mail, each new invitation also mails the address once ' +
+            '(fixed text in the language of this request, no course title or name, a link to `/register?email=…`). Importing the same list again changes nothing and mails nobody.',
           requestBody: {
             required: true,
             content: {

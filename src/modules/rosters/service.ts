@@ -4,6 +4,7 @@ import { iso } from '../../http/envelope.ts'
 import { AppError, conflict, invalidField, notFound } from '../../http/errors.ts'
 import type { CourseAccess, CurrentUser } from '../../http/guards.ts'
 import { offsetOf, page, type PageQuery } from '../../http/pagination.ts'
+import { queueInvitationMails } from '../email/queries.ts'
 import { studentLeft, studentsJoined } from '../reminders/hooks.ts'
 import { ROSTER_MAX_ROWS, type AddTeacherBody, type InvalidReason, type RosterReport } from './model.ts'
 import * as q from './queries.ts'
@@ -111,9 +112,18 @@ export const rowsOfJson = (emails: string[]): RosterRow[] => emails.map((value, 
  * late-joiner reminders, in bulk), a TEACHER account or a malformed address is reported, an
  * unknown address gets a pending invitation. Idempotent: a second import of the same list
  * changes nothing (memberships and invitations are unique). Imports of one course are
- * serialised; the statements are set-based whatever the list's length.
+ * serialised; the statements are set-based whatever the list's length. With `mailLocale` (the
+ * server sends e-mail) each new invitation also queues one invitation mail in that language
+ * (the importing request's): a re-import invites nobody anew, so it mails nobody again.
  */
-export async function importRoster(sql: Sql, courseId: string, teacher: CurrentUser, rows: RosterRow[], now: Date): Promise<RosterReport> {
+export async function importRoster(
+  sql: Sql,
+  courseId: string,
+  teacher: CurrentUser,
+  rows: RosterRow[],
+  now: Date,
+  mailLocale: string | null = null,
+): Promise<RosterReport> {
   const invalid: RosterReport['invalid'] = []
   const rowOf = new Map<string, RosterRow>()
   const reject = (r: RosterRow, reason: InvalidReason) => invalid.push({ row: r.row, value: r.value, reason })
@@ -138,7 +148,15 @@ export async function importRoster(sql: Sql, courseId: string, teacher: CurrentU
       now,
     )
     const unknown = addresses.filter((a) => !known.has(a))
-    await q.insertInvitations(tx, courseId, unknown, teacher.id, now)
+    const invited = await q.insertInvitations(tx, courseId, unknown, teacher.id, now)
+    if (mailLocale) {
+      await queueInvitationMails(
+        tx,
+        invited.map((i) => i.id),
+        mailLocale,
+        now,
+      )
+    }
     return { enrolled: added.length, alreadyMembers: students.length - added.length, invited: unknown.length }
   })
   invalid.sort((a, b) => a.row - b.row)

@@ -49,7 +49,7 @@ export default function RegisterPage() {
   const navigate = useNavigate()
   const [params] = useSearchParams()
   const queryClient = useQueryClient()
-  const [form, setForm] = useState<Form>({ username: '', email: '', password: '', confirm: '', displayName: '', role: 'STUDENT' })
+  const [form, setForm] = useState<Form>({ username: '', email: params.get('email') ?? '', password: '', confirm: '', displayName: '', role: 'STUDENT' })
   const [errors, setErrors] = useState<Record<string, string>>({})
   // With PASSWORD_LOGIN=false (GET /auth/providers says `password: false`) there is no registering here.
   const providers = useQuery({ queryKey: ['auth-providers'], queryFn: () => get<LoginProviders>('/auth/providers', { anonymous: true }), staleTime: 5 * 60_000 })
