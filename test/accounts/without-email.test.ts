@@ -71,7 +71,7 @@ describe('TEACHER_REGISTRATION=closed', () => {
     expect(login.status).toBe(200)
     expect(login.data.user).toMatchObject({ role: 'TEACHER', displayName: 'Prof. X', emailVerified: true })
     expect((await ctx.api.post('/courses', { token: login.data.accessToken, json: { title: 'Made by a teacher', description: 'x' } })).status).toBe(201)
-    // Awaited first, then asserted (test-hygiene: no expect(promise).rejects).
+    // Awaited first, then asserted (see test/foundation/test-hygiene.test.ts).
     const taken = await createTeacher(ctx.deps.sql, { username, email: `other-${username}@example.test` }, ctx.deps.config).then(() => null, (e: Error) => e)
     expect(taken?.message).toContain('already registered')
     const malformed = await createTeacher(ctx.deps.sql, { username: 'x', email: 'not-an-address' }, ctx.deps.config).then(() => null, (e: Error) => e)

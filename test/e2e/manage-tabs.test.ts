@@ -27,7 +27,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: the manage tab bar', (
       if (which === 'last') {
         await links.last().click()
         await page.waitForURL(/\?tab=/)
-        await expect(links.last().getAttribute('aria-current')).resolves.toBe('page')
+        expect(await links.last().getAttribute('aria-current')).toBe('page')
       }
       const layout = await nav.evaluate((el) => {
         const bar = el.getBoundingClientRect()

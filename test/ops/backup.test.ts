@@ -153,7 +153,7 @@ describe('backup and restore of the embedded database', () => {
     dbs.pop()
 
     // Restoring again into the now non-empty directory is refused, and changes nothing there.
-    // Awaited first, then asserted (test-hygiene: no expect(promise).rejects).
+    // Awaited first, then asserted (see test/foundation/test-hygiene.test.ts).
     expect((await restoreBackup(path, target).then(() => null, (e: Error) => e))?.message).toMatch(/not empty/)
     expect((await readdir(target)).sort()).toEqual(['files', 'pgdata'])
 
