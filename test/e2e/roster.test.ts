@@ -35,8 +35,11 @@ describe.skipIf(!hasChromium)('class list, import, co-teachers and leaving in Ch
         from generate_series(1, ${BIG}::int) g`
     await sql`
       insert into course_members (course_id, user_id, joined_at)
-      select ${courseId}, id, now() from users where username like ${prefix + '\\_%'}`
-    await sql`insert into course_members (course_id, user_id) values (${courseId}, ${student.id})`
+      select ${courseId}, id, now() + row_number() over (order by display_name) * interval '1 millisecond'
+        from users where username like ${prefix + '\\_%'}`
+    // Joined after every learner (the class list orders students by join time, then id; ids made
+    // in one statement share milliseconds and are random within one).
+    await sql`insert into course_members (course_id, user_id, joined_at) values (${courseId}, ${student.id}, now() + interval '1 hour')`
   }, 120_000)
   afterAll(async () => {
     for (const t of tabs) await t.context.close()
