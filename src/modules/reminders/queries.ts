@@ -70,17 +70,22 @@ export async function generateForTask(tx: TxSql, taskId: string, now: Date, publ
   // `fresh`: the task was inserted by this transaction, so no event of it exists and no other
   // transaction can write one (it cannot see the task): a plain insert, without the per-row
   // arbitration of ON CONFLICT against both unique indexes.
+  return generateForMembers(tx, tx`t.id = ${taskId}`, now, published, !fresh)
+}
+
+/** The homework chosen by `which` × the course's students × switched-on triggers still ahead. */
+async function generateForMembers(tx: TxSql, which: ReturnType<TxSql>, now: Date, published: boolean, arbitrate: boolean) {
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
     select gen_uuid_v7(), t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
       from learning_tasks t
       join course_members m on m.course_id = t.course_id
       ${triggersOf(tx, now, published)}
-     where t.id = ${taskId}
+     where ${which}
        and t.task_kind = 'HOMEWORK'
        and tr.enabled
        and ${isAhead(tx, now)}
-    ${fresh ? tx`` : tx`on conflict do nothing`}`
+    ${arbitrate ? tx`on conflict do nothing` : tx``}`
   return res.count
 }
 
@@ -89,17 +94,7 @@ export async function generateForTask(tx: TxSql, taskId: string, now: Date, publ
  * START at `now` for a homework that is open now (unless they already had START).
  */
 export async function generateForStudent(tx: TxSql, courseId: string, userId: string, now: Date) {
-  const res = await tx`
-    insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
-    select gen_uuid_v7(), t.id, ${userId}::uuid, tr.trigger_type, tr.scheduled_at, ${now}
-      from learning_tasks t
-      ${triggersOf(tx, now, true)}
-     where t.course_id = ${courseId}
-       and t.task_kind = 'HOMEWORK'
-       and tr.enabled
-       and ${isAhead(tx, now)}
-    on conflict do nothing`
-  return res.count
+  return generateForStudents(tx, [courseId], [userId], now)
 }
 
 /**
@@ -155,18 +150,7 @@ export async function cancelPendingOfCourse(tx: TxSql, courseId: string) {
  * new homework). Events already live for the same time win, as in generateForTask.
  */
 export async function generateForCourse(tx: TxSql, courseId: string, now: Date, published = false) {
-  const res = await tx`
-    insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
-    select gen_uuid_v7(), t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
-      from learning_tasks t
-      join course_members m on m.course_id = t.course_id
-      ${triggersOf(tx, now, published)}
-     where t.course_id = ${courseId}
-       and t.task_kind = 'HOMEWORK'
-       and tr.enabled
-       and ${isAhead(tx, now)}
-    on conflict do nothing`
-  return res.count
+  return generateForMembers(tx, tx`t.course_id = ${courseId}`, now, published, true)
 }
 
 export interface DeliveredBatch {
