@@ -27,6 +27,8 @@ describe.skipIf(!hasChromium)('web front end in Chromium: the manage tab bar', (
       if (which === 'last') {
         await links.last().click()
         await page.waitForURL(/\?tab=/)
+        // The URL changes before React marks the tab: wait for the mark, then assert which tab has it.
+        await nav.locator('[aria-current="page"]').last().waitFor()
         expect(await links.last().getAttribute('aria-current')).toBe('page')
       }
       const layout = await nav.evaluate((el) => {
