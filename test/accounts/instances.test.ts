@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { TestSmtp } from '../email/smtp.ts'
 import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { waitFor } from '../support/wait.ts'
 import { mailsTo, tokenIn } from './helpers.ts'
 
 /*
@@ -34,32 +35,18 @@ describe.skipIf(!process.env.DATABASE_URL)('account sessions across two service 
     await smtp?.stop()
   })
 
-  const call = async (svc: ServiceProcess, method: string, path: string, o: { token?: string; cookie?: string; json?: unknown } = {}) => {
-    const res = await fetch(`${svc.url}/api/v1${path}`, {
-      method,
-      headers: {
-        ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
-        ...(o.cookie ? { cookie: o.cookie } : {}),
-        ...(o.json ? { 'content-type': 'application/json' } : {}),
-      },
-      body: o.json ? JSON.stringify(o.json) : undefined,
-    })
-    return { status: res.status, headers: res.headers, body: (await res.json()) as any }
-  }
+  const call = (svc: ServiceProcess, method: string, path: string, o: { token?: string; cookie?: string; json?: unknown } = {}) => svc.api.call(method, path, o)
   const login = async (svc: ServiceProcess, identifier: string, password: string) => {
     const r = await call(svc, 'POST', '/auth/login', { json: { identifier, password } })
     expect(r.status).toBe(200)
-    return { token: r.body.data.accessToken as string, cookie: r.headers.get('set-cookie')!.split(';')[0]! }
+    return { token: r.data.accessToken as string, cookie: r.headers.get('set-cookie')!.split(';')[0]! }
   }
-  const mailWith = async (address: string, subject: string, count = 1) => {
-    const deadline = Date.now() + 20_000
-    while (Date.now() < deadline) {
-      const found = mailsTo(smtp, address).filter((m) => m.header('Subject')?.includes(subject))
-      if (found.length >= count) return found[count - 1]!
-      await Bun.sleep(100)
-    }
-    throw new Error(`no "${subject}" mail to ${address}`)
-  }
+  const mailWith = (address: string, subject: string, count = 1) =>
+    waitFor(() => mailsTo(smtp, address).filter((m) => m.header('Subject')?.includes(subject))[count - 1], {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      what: `"${subject}" mail to ${address}`,
+    })
   const alive = async (svc: ServiceProcess, s: { token?: string; cookie?: string }) => (await call(svc, 'GET', '/auth/me', s)).status
 
   test('change password on B ends the other sessions on A at once; a reset (link from the real mail) on A ends every session on both', async () => {
@@ -69,7 +56,7 @@ describe.skipIf(!process.env.DATABASE_URL)('account sessions across two service 
     expect((await call(a, 'POST', '/auth/register', { json: { username, email, password } })).status).toBe(201)
     // The verification mail, sent by one of the two senders, verifies the address end to end.
     const verify = await mailWith(email, 'Confirm your e-mail address')
-    expect((await call(b, 'POST', '/auth/email/verify', { json: { token: tokenIn(verify, '/verify-email') } })).body.data.emailVerified).toBe(true)
+    expect((await call(b, 'POST', '/auth/email/verify', { json: { token: tokenIn(verify, '/verify-email') } })).data.emailVerified).toBe(true)
 
     const onA = await login(a, username, password)
     const onB = await login(b, username, password)
@@ -83,8 +70,8 @@ describe.skipIf(!process.env.DATABASE_URL)('account sessions across two service 
       expect(await alive(svc, { token: onB.token })).toBe(200)
     }
     const sessions = await call(a, 'GET', '/auth/sessions', { token: onB.token })
-    expect(sessions.body.data).toHaveLength(1)
-    expect(sessions.body.data[0].current).toBe(true)
+    expect(sessions.data).toHaveLength(1)
+    expect(sessions.data[0].current).toBe(true)
 
     const again = await login(a, username, 'second password')
     expect((await call(a, 'POST', '/auth/password/forgot', { json: { identifier: email } })).status).toBe(202)

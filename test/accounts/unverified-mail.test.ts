@@ -4,7 +4,7 @@ import { sendDueEmails, smtpTransport, type Transport } from '../../src/modules/
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, type Account, type TestContext } from '../support/harness.ts'
-import { DAY, HOUR, createHomework, plus } from '../reminders/helpers.ts'
+import { DAY, HOUR, createHomework, plus } from '../support/reminders.ts'
 import { TestSmtp } from '../email/smtp.ts'
 import { mailsTo, tokenIn } from './helpers.ts'
 

@@ -6,6 +6,7 @@ import { mailsTo, tokenIn } from '../accounts/helpers.ts'
 import { TestSmtp } from '../email/smtp.ts'
 import { testApp, uniq, type TestContext } from '../support/harness.ts'
 import { freePort } from '../support/processes.ts'
+import { waitFor } from '../support/wait.ts'
 import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, PASSWORD } from './support.ts'
 
 /*
@@ -39,15 +40,14 @@ describe.skipIf(!hasChromium)('web front end in Chromium: password reset and acc
   const transport = () => smtpTransport(smtp.url)
   /** Runs the outbox sender until a mail with `subject` reached `address` (the service's job is not running here). */
   async function mailTo(address: string, subject: string) {
-    const deadline = Date.now() + 15_000
-    while (Date.now() < deadline) {
-      await accountWorkSettled()
-      await sendDueEmails(ctx.deps.sql, transport(), { publicUrl: baseUrl, mailFrom: 'Course Learning <no-reply@example.test>', secret: ctx.deps.config.jwtSecret }, new Date())
-      const mail = mailsTo(smtp, address).find((m) => m.header('Subject')?.includes(subject))
-      if (mail) return mail
-      await Bun.sleep(100)
-    }
-    throw new Error(`no "${subject}" mail to ${address}`)
+    return waitFor(
+      async () => {
+        await accountWorkSettled()
+        await sendDueEmails(ctx.deps.sql, transport(), { publicUrl: baseUrl, mailFrom: 'Course Learning <no-reply@example.test>', secret: ctx.deps.config.jwtSecret }, new Date())
+        return mailsTo(smtp, address).find((m) => m.header('Subject')?.includes(subject))
+      },
+      { timeoutMs: 15_000, intervalMs: 100, what: `a "${subject}" mail to ${address}` },
+    )
   }
 
   test('forgot → mail → reset → log in (phone width); banner, verify-email and Settings → Account', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Browser } from 'playwright-core'
+import { waitFor } from '../support/wait.ts'
 import {
   expectAccessible,
   expectNoErrors,
@@ -93,8 +94,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: accounts', () => {
     // centre shares the bar's query, so visiting it within the cache's lifetime calls nothing).
     await page.getByRole('link', { name: /^Messages/ }).click({ timeout: 2_000 }).catch(() => {})
     // A client-side redirect that may already have happened: poll the URL itself.
-    const deadline = Date.now() + 15_000
-    while (!/\/login\?next=%2F(messages|courses)$/.test(page.url()) && Date.now() < deadline) await Bun.sleep(100)
+    await waitFor(() => /\/login\?next=%2F(messages|courses)$/.test(page.url()), { timeoutMs: 15_000, intervalMs: 100 }).catch(() => {})
     expect(page.url()).toMatch(/\/login\?next=%2F(messages|courses)$/)
     await page.getByTestId('login-hint').waitFor()
     expectNoErrors(tab)

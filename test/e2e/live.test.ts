@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { signUp } from '../support/harness.ts'
-import { DAY, HOUR, createHomework, plus } from '../reminders/helpers.ts'
+import { DAY, HOUR, createHomework, plus } from '../support/reminders.ts'
 import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, waitForPath, serverAndBrowser } from './support.ts'
 
 /*
@@ -25,14 +25,23 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
 
     const tab = await openTab(ctx.browser, ctx.server.baseUrl)
     const { page } = tab
+    // The page's stream events are recorded, so the test can wait for the stream's first counts.
+    await page.addInitScript(() => {
+      const seen: string[] = ((window as any).__streamEvents = [])
+      const Original = window.EventSource
+      window.EventSource = class extends Original {
+        constructor(url: string | URL, init?: EventSourceInit) {
+          super(url, init)
+          this.addEventListener('counts', () => seen.push('counts'))
+        }
+      } as typeof EventSource
+    })
     await page.goto('/login?next=/homeworks')
-    // The stream is open before the reminder goes out.
-    const streamOpen = page.waitForResponse((r) => r.url().includes('/core/api/v1/notifications/stream') && r.status() === 200)
     await loginViaUi(page, student.username)
     await waitForPath(page, '/homeworks')
     expect(await page.getByTestId('reminder-dot').count()).toBe(0)
-    await streamOpen
-    await Bun.sleep(300)
+    // The stream is open (its first counts arrived) before the reminder goes out.
+    await page.waitForFunction(() => (window as any).__streamEvents?.includes('counts'), undefined, { timeout: 10_000 })
 
     const sent = performance.now()
     await dispatch(sql, startAt)

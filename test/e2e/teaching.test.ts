@@ -68,7 +68,7 @@ describe.skipIf(!hasChromium)('teaching correctness in the web app (issue 29)', 
     const p = t.page
     // Slow the hand-in down so the second click surely lands while the first is on its way.
     await p.route('**/learning/tasks/*/submissions', async (route) => {
-      if (route.request().method() === 'POST') await new Promise((r) => setTimeout(r, 400))
+      if (route.request().method() === 'POST') await new Promise((r) => setTimeout(r, 400)) // the scenario: a slow hand-in
       await route.continue()
     })
     await p.goto(`/courses/${course.id}?taskId=${essay.id}`)

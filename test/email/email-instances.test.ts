@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
 import { tokenIn } from '../accounts/helpers.ts'
+import { waitFor } from '../support/wait.ts'
 import { TestSmtp } from './smtp.ts'
 
 /*
@@ -33,46 +34,33 @@ describe.skipIf(!process.env.DATABASE_URL)('e-mail from two instances', () => {
     await smtp?.stop()
   })
 
-  const call = async (svc: ServiceProcess, method: string, path: string, token?: string, json?: unknown) => {
-    const res = await fetch(`${svc.url}/api/v1${path}`, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(json ? { 'content-type': 'application/json' } : {}) },
-      body: json ? JSON.stringify(json) : undefined,
-    })
-    return { status: res.status, body: (await res.json()) as any }
-  }
   const account = async (svc: ServiceProcess, role: 'TEACHER' | 'STUDENT') => {
     const username = `${role[0]}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`
     const password = 'correct horse battery'
     const email = `${username}@example.test`
-    expect((await call(svc, 'POST', '/auth/register', undefined, { username, email, password, role })).status).toBe(201)
+    expect((await svc.api.post('/auth/register', { json: { username, email, password, role } })).status).toBe(201)
     // Notification mails go to verified addresses only: use the link of the verification mail.
-    const deadline = Date.now() + 15_000
-    let mail = smtp.received.find((m) => m.to.includes(email))
-    while (!mail && Date.now() < deadline) {
-      await Bun.sleep(100)
-      mail = smtp.received.find((m) => m.to.includes(email))
-    }
-    expect((await call(svc, 'POST', '/auth/email/verify', undefined, { token: tokenIn(mail!, '/verify-email') })).status).toBe(200)
-    return (await call(svc, 'POST', '/auth/login', undefined, { identifier: username, password })).body.data.accessToken as string
+    const mail = await waitFor(() => smtp.received.find((m) => m.to.includes(email)), { timeoutMs: 15_000, intervalMs: 100, what: `the verification mail to ${email}` })
+    expect((await svc.api.post('/auth/email/verify', { json: { token: tokenIn(mail, '/verify-email') } })).status).toBe(200)
+    return (await svc.api.post('/auth/login', { json: { identifier: username, password } })).data.accessToken as string
   }
 
   test('30 notifications written through both instances → 30 mails, one per notification', async () => {
     const teacher = await account(a, 'TEACHER')
     const students = await Promise.all([account(a, 'STUDENT'), account(b, 'STUDENT'), account(a, 'STUDENT')])
-    const course = await call(a, 'POST', '/courses', teacher, { title: 'Operating Systems', description: 'x' })
+    const course = await a.api.post('/courses', { token: teacher, json: { title: 'Operating Systems', description: 'x' } })
     for (const s of students) {
-      expect((await call(b, 'POST', '/courses/join', s, { inviteCode: course.body.data.inviteCode })).status).toBe(200)
-      expect((await call(a, 'PUT', '/me/notification-preferences', s, { email: { ANNOUNCEMENT: true } })).status).toBe(200)
+      expect((await b.api.post('/courses/join', { token: s, json: { inviteCode: course.data.inviteCode } })).status).toBe(200)
+      expect((await a.api.put('/me/notification-preferences', { token: s, json: { email: { ANNOUNCEMENT: true } } })).status).toBe(200)
     }
     for (let i = 0; i < 10; i++) {
-      const r = await call(i % 2 ? a : b, 'POST', `/courses/${course.body.data.id}/announcements`, teacher, { title: `Notice ${i}`, content: '<p>x</p>' })
+      const r = await (i % 2 ? a : b).api.post(`/courses/${course.data.id}/announcements`, { token: teacher, json: { title: `Notice ${i}`, content: '<p>x</p>' } })
       expect(r.status).toBe(201)
     }
     const notices = () => smtp.received.filter((m) => m.header('Subject')?.startsWith('[Operating Systems]'))
-    const deadline = Date.now() + 15_000
-    while (notices().length < 30 && Date.now() < deadline) await Bun.sleep(200)
-    // Both senders keep running for a while: nothing is sent twice.
+    await waitFor(() => notices().length >= 30, { timeoutMs: 15_000, intervalMs: 200 }).catch(() => {})
+    // The scenario: both senders keep running for a while (two sends a second each) and nothing
+    // is sent twice; "a run that sent nothing" leaves no state to poll, so time passes.
     await Bun.sleep(2500)
     const ids = notices().map((m) => m.header('Message-ID'))
     expect(ids).toHaveLength(30)

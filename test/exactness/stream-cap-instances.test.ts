@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SseReader } from '../notifications/sse.ts'
+import { signUp } from '../support/harness.ts'
 import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { waitFor } from '../support/wait.ts'
 
 /*
  * Issue 27, finding 3, across processes: two real service processes on one PostgreSQL database
@@ -25,14 +27,7 @@ describe.skipIf(!process.env.DATABASE_URL)('stream cap across two instances (iss
     await db?.drop()
   })
 
-  const token = async (svc: ServiceProcess) => {
-    const username = `cap${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`
-    const password = 'correct horse battery'
-    const post = (path: string, body: unknown) =>
-      fetch(`${svc.url}/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-    expect((await post('/auth/register', { username, email: `${username}@example.test`, password, role: 'STUDENT' })).status).toBe(201)
-    return ((await (await post('/auth/login', { identifier: username, password })).json()) as any).data.accessToken as string
-  }
+  const token = async (svc: ServiceProcess) => (await signUp(svc.api, 'STUDENT')).token
 
   /** `n` parallel connects, spread over the given instances in turn. */
   const burst = async (svcs: ServiceProcess[], auth: string, n: number) => {
@@ -62,12 +57,9 @@ describe.skipIf(!process.env.DATABASE_URL)('stream cap across two instances (iss
 
     // Closing three streams (wherever they are) frees exactly three places (taken on A here).
     for (const o of open.slice(0, 3)) await o.reader.close()
-    const deadline = Date.now() + 15_000
     const reopened: typeof open = []
-    while (reopened.length < 3 && Date.now() < deadline) {
-      reopened.push(...(await burst([a], auth, 10)))
-      if (reopened.length < 3) await Bun.sleep(100)
-    }
+    const gather = async (into: typeof open, from: ServiceProcess, n: number) => (into.push(...(await burst([from], auth, 10))), into.length >= n)
+    await waitFor(() => gather(reopened, a, 3), { timeoutMs: 15_000, intervalMs: 100 }).catch(() => {})
     expect(reopened.length).toBe(3)
 
     // Kill A: its streams' places come back once their leases lapse (3 heartbeats of 1 s), never more.
@@ -78,11 +70,7 @@ describe.skipIf(!process.env.DATABASE_URL)('stream cap across two instances (iss
     expect(onA).toBeGreaterThanOrEqual(3)
     await a.kill()
     const taken: typeof open = []
-    const until = Date.now() + 20_000
-    while (taken.length < onA && Date.now() < until) {
-      taken.push(...(await burst([b], auth, 10)))
-      if (taken.length < onA) await Bun.sleep(200)
-    }
+    await waitFor(() => gather(taken, b, onA), { timeoutMs: 20_000, intervalMs: 200 }).catch(() => {})
     expect(taken.length).toBe(onA)
     expect((await burst([b], auth, 10)).length).toBe(0)
   }, 90_000)

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { createLogger } from '../../src/lib/log.ts'
 import { nestsDeeperThan, plumbing } from '../../src/http/plumbing.ts'
 import { client, testApp, testDatabase } from '../support/harness.ts'
+import { waitFor } from '../support/wait.ts'
 
 describe('HTTP conventions', async () => {
   const { api, app } = await testApp()
@@ -172,9 +173,11 @@ describe('error handler', async () => {
   test('one structured log line per request', async () => {
     lines.length = 0
     const r = await api.get('/bad-uuid')
-    await Bun.sleep(5)
     const id = r.headers.get('x-request-id')
-    const req = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && l.requestId === id)
+    const ofRequest = () => lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && l.requestId === id)
+    // The line is written once the response has gone out: wait for it, then for nothing more.
+    await waitFor(() => ofRequest().length > 0, { timeoutMs: 2_000, intervalMs: 5 })
+    const req = ofRequest()
     expect(req).toHaveLength(1)
     expect(req[0]).toMatchObject({ method: 'GET', route: '/bad-uuid', status: 400, requestId: r.headers.get('x-request-id') })
     expect(typeof req[0].durationMs).toBe('number')

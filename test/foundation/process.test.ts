@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { waitFor } from '../support/wait.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 
@@ -27,11 +28,7 @@ describe('the server process', () => {
     delete env.DATABASE_URL
     const p = Bun.spawn(['bun', 'run', 'src/server.ts'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
     try {
-      let health: Response | undefined
-      for (let i = 0; i < 120 && !health; i++) {
-        await Bun.sleep(250)
-        health = await fetch(`http://127.0.0.1:${port}/status/health`).catch(() => undefined)
-      }
+      const health = await waitFor(() => fetch(`http://127.0.0.1:${port}/status/health`).catch(() => undefined), { timeoutMs: 75_000, intervalMs: 250 }).catch(() => undefined)
       expect(health?.status).toBe(200)
       expect(((await health!.json()) as any).data.status).toBe('UP')
       expect(await Bun.file(join(dir, 'jwt-secret')).exists()).toBe(true)

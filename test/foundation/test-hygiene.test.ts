@@ -28,4 +28,26 @@ describe('test hygiene', () => {
     }
     expect(offenders).toEqual([])
   })
+
+  /*
+   * Waiting for state is polling (`waitFor`/`eventually` in test/support/wait.ts): a fixed sleep
+   * followed by a check fails on a loaded machine and wastes time on an idle one. A sleep that
+   * is the scenario itself (load between two cuts, a slow handler, a sampling period) stays, and
+   * says so in a comment on its line or the line before.
+   */
+  test('every sleep in a test says why it is not a wait for state', async () => {
+    const offenders: string[] = []
+    for await (const file of new Bun.Glob('**/*.ts').scan({ cwd: ROOT })) {
+      const path = join(ROOT, file)
+      if (path === import.meta.path || file === join('support', 'wait.ts')) continue
+      const lines = readFileSync(path, 'utf8').split('\n')
+      lines.forEach((line, i) => {
+        if (!/\bBun\.sleep\(|\bsetTimeout\(/.test(line)) return
+        const before = lines[i - 1]?.trim() ?? ''
+        const explained = /\/\/|\/\*/.test(line) || before.startsWith('//') || before.endsWith('*/')
+        if (!explained) offenders.push(`${relative(ROOT, path)}:${i + 1}: ${line.trim()}`)
+      })
+    }
+    expect(offenders).toEqual([])
+  })
 })

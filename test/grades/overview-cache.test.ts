@@ -204,7 +204,7 @@ describe('grade overview cache: what it answers', () => {
     const cache = new OverviewCache(1 << 20)
     let builds = 0
     // A slow build (as a 2,000-student course's is), so that the eight requests overlap.
-    const slow = async () => void (builds++, await Bun.sleep(100))
+    const slow = async () => void (builds++, await Bun.sleep(100)) // the scenario: a slow build
     const bodies = await Promise.all(Array.from({ length: 8 }, () => service.overviewBody(w.deps.sql, w.course.id, {}, cache, slow)))
     expect(builds).toBe(1)
     expect(new Set(bodies.map((b) => b.etag)).size).toBe(1)

@@ -135,7 +135,7 @@ describe('learning overview', () => {
 
     // Alice: quiz right (auto 100), then a newer wrong attempt (auto 0) → newest counts: 0.
     await submit(quiz.id, ctx.student, { answers: [{ questionId: q, selectedOptions: [0] }] })
-    await Bun.sleep(5)
+    await Bun.sleep(5) // the scenario: the next attempt is submitted later (newest counts)
     await submit(quiz.id, ctx.student, { answers: [{ questionId: q, selectedOptions: [1] }] })
     // Alice: essay graded 90.
     const essaySub = (await submit(essay.id, ctx.student, { content: 'essay' })).data
@@ -145,7 +145,7 @@ describe('learning overview', () => {
     // Bob: essay graded 75.5, then resubmitted (newest not graded yet).
     const bobFirst = (await submit(essay.id, ctx.student2, { content: 'v1' })).data
     await ctx.api.patch(`${ctx.base}/submissions/${bobFirst.id}/grade`, { token: ctx.teacher.token, json: { score: 75.5 } })
-    await Bun.sleep(5)
+    await Bun.sleep(5) // the scenario: the resubmission is later than the graded one
     await submit(essay.id, ctx.student2, { content: 'v2' })
 
     const teacherView = await ctx.api.get(`${ctx.base}/overview`, { token: ctx.teacher.token })

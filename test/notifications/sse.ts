@@ -78,7 +78,7 @@ export class SseReader {
       const left = deadline - Date.now()
       if (left <= 0) return false
       await new Promise<void>((res) => {
-        const t = setTimeout(res, Math.min(left, 100))
+        const t = setTimeout(res, Math.min(left, 100)) // woken by the next event; the timer only bounds the wait
         this.waiters.push(() => {
           clearTimeout(t)
           res()

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { signUp } from '../support/harness.ts'
 import { SseReader } from './sse.ts'
 
 /*
@@ -27,21 +28,8 @@ describe.skipIf(!process.env.DATABASE_URL)('live stream across two instances', (
     await db?.drop()
   })
 
-  const call = async (svc: ServiceProcess, method: string, path: string, token?: string, json?: unknown) => {
-    const res = await fetch(`${svc.url}/api/v1${path}`, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(json ? { 'content-type': 'application/json' } : {}) },
-      body: json ? JSON.stringify(json) : undefined,
-    })
-    return { status: res.status, body: (await res.json()) as any }
-  }
-  const account = async (svc: ServiceProcess, role: 'TEACHER' | 'STUDENT') => {
-    const username = `${role[0]}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`
-    const password = 'correct horse battery'
-    expect((await call(svc, 'POST', '/auth/register', undefined, { username, email: `${username}@example.test`, password, role })).status).toBe(201)
-    const login = await call(svc, 'POST', '/auth/login', undefined, { identifier: username, password })
-    return login.body.data.accessToken as string
-  }
+  const call = (svc: ServiceProcess, method: string, path: string, token?: string, json?: unknown) => svc.api.call(method, path, { token, json })
+  const account = async (svc: ServiceProcess, role: 'TEACHER' | 'STUDENT') => (await signUp(svc.api, role)).token
   const stream = async (svc: ServiceProcess, token: string) => {
     const res = await fetch(`${svc.url}/api/v1/notifications/stream`, { headers: { authorization: `Bearer ${token}` } })
     expect(res.status).toBe(200)
@@ -55,14 +43,14 @@ describe.skipIf(!process.env.DATABASE_URL)('live stream across two instances', (
     const student = await account(a, 'STUDENT')
     const course = await call(b, 'POST', '/courses', teacher, { title: 'Distributed Systems', description: 'x' })
     expect(course.status).toBe(201)
-    expect((await call(b, 'POST', '/courses/join', student, { inviteCode: course.body.data.inviteCode })).status).toBe(200)
+    expect((await call(b, 'POST', '/courses/join', student, { inviteCode: course.data.inviteCode })).status).toBe(200)
 
     const onA = await stream(a, student)
     expect(await onA.until((r) => r.of('counts').length > 0)).toBe(true)
     expect(onA.lastCounts()).toEqual({ unreadCount: 0, unreadReminderCount: 0 })
 
     const started = performance.now()
-    const ann = await call(b, 'POST', `/courses/${course.body.data.id}/announcements`, teacher, { title: 'Lab moved', content: '<p>Room 4</p>' })
+    const ann = await call(b, 'POST', `/courses/${course.data.id}/announcements`, teacher, { title: 'Lab moved', content: '<p>Room 4</p>' })
     expect(ann.status).toBe(201)
     expect(await onA.until((r) => r.of('notification').length > 0, 2000)).toBe(true)
     const latencyMs = performance.now() - started

@@ -5,8 +5,9 @@ import { afterNotificationsWritten } from '../../src/modules/notifications/writt
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, type Account, type TestContext } from '../support/harness.ts'
-import { DAY, HOUR, createHomework, plus } from '../reminders/helpers.ts'
+import { DAY, HOUR, createHomework, plus } from '../support/reminders.ts'
 import { SseReader } from './sse.ts'
+import { waitFor } from '../support/wait.ts'
 
 /*
  * GET /notifications/stream over HTTP, in-process (embedded database: in-process signals;
@@ -117,9 +118,10 @@ describe('GET /notifications/stream', () => {
       })
       .catch(() => {})
     await notify(a.id, 'for a')
-    expect(await stream!.until((r) => r.of('notification').length > 0)).toBe(true)
-    await Bun.sleep(200)
-    expect(stream!.of('notification').map((e) => e.data.title)).toEqual(['for a'])
+    // A later notification of a's marks the end: anything announced before it has arrived too.
+    await notify(a.id, 'last')
+    expect(await stream!.until((r) => r.of('notification').some((e) => e.data.title === 'last'))).toBe(true)
+    expect(stream!.of('notification').map((e) => e.data.title)).toEqual(['for a', 'last'])
     await stream!.close()
   })
 
@@ -167,12 +169,13 @@ describe('GET /notifications/stream', () => {
     expect(eleventh.body).toMatchObject({ code: 42900, data: null })
     await streams[0]!.close()
     // The place is given back once the close is recorded in the database (sql/031): poll.
-    const deadline = Date.now() + 10_000
-    let next = await connect(u.token)
-    while (next.res.status === 429 && Date.now() < deadline) {
-      await Bun.sleep(20)
-      next = await connect(u.token)
-    }
+    const next = await waitFor(
+      async () => {
+        const c = await connect(u.token)
+        return c.res.status === 429 ? null : c
+      },
+      { timeoutMs: 10_000, intervalMs: 20, what: 'the closed stream to give its place back' },
+    )
     expect(next.res.status).toBe(200)
   })
 })

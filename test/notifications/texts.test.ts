@@ -4,7 +4,7 @@ import { insertNotifications } from '../../src/modules/notifications/queries.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, testDatabase, type Account, type Client } from '../support/harness.ts'
-import { DAY, HOUR, createHomework, plus } from '../reminders/helpers.ts'
+import { DAY, HOUR, createHomework, plus } from '../support/reminders.ts'
 
 /*
  * Issue 12.5: texts are rendered when read, in the reader's language (users.locale, else

@@ -1,41 +1,4 @@
-/** Small HTTP helpers for tests against real service processes. */
-export async function call(base: string, method: string, path: string, opts: { json?: unknown; token?: string; headers?: Record<string, string>; body?: BodyInit } = {}) {
-  const headers: Record<string, string> = { ...opts.headers }
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`
-  let body = opts.body
-  if (opts.json !== undefined) {
-    headers['content-type'] = 'application/json'
-    body = JSON.stringify(opts.json)
-  }
-  const res = await fetch(`${base}/api/v1${path}`, { method, headers, body })
-  const text = await res.text()
-  let json: any = null
-  try {
-    json = JSON.parse(text)
-  } catch {}
-  return { status: res.status, headers: res.headers, json, text }
-}
-
-let n = 0
-/** Registers a user of the role and logs in; returns the id and bearer token. */
-export async function userWithToken(base: string, role: 'TEACHER' | 'STUDENT') {
-  const name = `u${Date.now().toString(36)}${(n++).toString(36)}${Math.random().toString(36).slice(2, 6)}`
-  const password = 'correct horse battery'
-  const reg = await call(base, 'POST', '/auth/register', { json: { username: name, email: `${name}@example.com`, password, role } })
-  if (reg.status !== 201) throw new Error(`register: ${reg.status} ${reg.text}`)
-  const login = await call(base, 'POST', '/auth/login', { json: { identifier: name, password } })
-  if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`)
-  return { id: reg.json.data.id as string, token: login.json.data.accessToken as string }
-}
-
-/** A teacher with a course of their own. */
-export async function teacherWithCourse(base: string) {
-  const teacher = await userWithToken(base, 'TEACHER')
-  const course = await call(base, 'POST', '/courses', { token: teacher.token, json: { title: 'Ops course', description: 'x' } })
-  if (course.status !== 201) throw new Error(`course: ${course.status} ${course.text}`)
-  return { teacher, courseId: course.json.data.id as string }
-}
-
+/** Memory probes and streamed bodies for tests against real service processes (the HTTP client is `ServiceProcess.api`). */
 /** Resident set size of a process in bytes (Linux /proc). */
 export async function rssOf(pid: number): Promise<number> {
   const status = await Bun.file(`/proc/${pid}/status`).text()
@@ -77,4 +40,19 @@ export function streamedResourceForm(size: number, fileName = 'big.bin') {
     },
   })
   return { body, contentType: `multipart/form-data; boundary=${boundary}` }
+}
+
+/**
+ * RSS once the process has settled (after a collection, freed pages returned): sampled every
+ * 100 ms until four samples in a row lie within 1 MB, or `timeoutMs` has passed (then the last).
+ */
+export async function settledRss(pid: number, timeoutMs = 3_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs
+  const samples = [await rssOf(pid)]
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 100)) // the sampling period
+    samples.push(await rssOf(pid))
+    const recent = samples.slice(-4)
+    if ((recent.length === 4 && Math.max(...recent) - Math.min(...recent) < 1024 * 1024) || Date.now() >= deadline) return samples.at(-1)!
+  }
 }

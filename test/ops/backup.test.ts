@@ -14,6 +14,7 @@ import { createLogger } from '../../src/lib/log.ts'
 import { LocalDiskStorage } from '../../src/storage/local-disk.ts'
 import { client, signUp, testConfig } from '../support/harness.ts'
 import { formOf } from '../security/world.ts'
+import { waitFor } from '../support/wait.ts'
 
 /**
  * Backups of the embedded database: a backup taken while writes run restores to exactly the
@@ -93,13 +94,7 @@ describe('backup and restore of the embedded database', () => {
         writes++
       }
     })()
-    const until = async (n: number) => {
-      const deadline = Date.now() + 60_000
-      while (writes < n) {
-        if (Date.now() > deadline) throw new Error('writes stalled')
-        await Bun.sleep(20)
-      }
-    }
+    const until = (n: number) => waitFor(() => writes >= n, { timeoutMs: 60_000, intervalMs: 20, what: `${n} rounds of writes` })
     await until(3)
 
     let expectedRows: Record<string, string[]> = {}

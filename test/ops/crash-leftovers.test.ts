@@ -3,7 +3,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { scratchDatabase, startService } from '../support/processes.ts'
-import { teacherWithCourse } from './api.ts'
+import { teacherWithCourse } from '../support/harness.ts'
+import { waitFor } from '../support/wait.ts'
 
 /**
  * Issue 11.4 on a real process: the `.part` file of an upload cut off by `kill -9` used to
@@ -23,7 +24,7 @@ describe.skipIf(!process.env.DATABASE_URL)('an upload killed mid-way', () => {
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }))
     const env = { DATABASE_URL: db.url, JWT_SECRET: 'crash-test-secret-crash-test-secret-0000', REMINDER_SCAN_CRON: 'off' }
     const first = await startService({ env, dataDir })
-    const { teacher, courseId } = await teacherWithCourse(first.url)
+    const { teacher, courseId } = await teacherWithCourse(first.api)
 
     // A body that sends a first megabyte and then stalls.
     const boundary = 'stall'
@@ -45,11 +46,13 @@ describe.skipIf(!process.env.DATABASE_URL)('an upload killed mid-way', () => {
       headers: { authorization: `Bearer ${teacher.token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
     }).catch(() => null)
     const tmp = join(dataDir, 'files', 'tmp')
-    let parts: string[] = []
-    for (let i = 0; i < 100 && !parts.length; i++) {
-      await Bun.sleep(100)
-      parts = (await readdir(tmp).catch(() => [])).filter((n) => n.endsWith('.part'))
-    }
+    const parts = await waitFor(
+      async () => {
+        const found = (await readdir(tmp).catch(() => [])).filter((n) => n.endsWith('.part'))
+        return found.length ? found : null
+      },
+      { timeoutMs: 10_000, intervalMs: 100, what: 'the upload to create its .part file' },
+    )
     expect(parts).toHaveLength(1)
     expect(parts[0]).toEndWith(`.${first.proc.pid}.part`)
 

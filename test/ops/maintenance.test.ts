@@ -5,6 +5,7 @@ import { migrate } from '../../src/db/migrate.ts'
 import { defaultJobs } from '../../src/jobs.ts'
 import { scratchDatabase } from '../support/processes.ts'
 import { testApp } from '../support/harness.ts'
+import { waitFor } from '../support/wait.ts'
 
 /*
  * The database maintenance job (src/db/maintenance.ts): VACUUM (ANALYZE) of the churn tables
@@ -69,11 +70,13 @@ describe('database maintenance', () => {
       return
     }
     // Statistics reach the views shortly after a transaction ends.
-    for (let i = 0; i < 50; i++) {
-      const [s] = await a.sql<{ dead: number }[]>`select n_dead_tup::int as dead from pg_stat_user_tables where relname = 'notifications'`
-      if ((s?.dead ?? 0) >= 500) break
-      await Bun.sleep(100)
-    }
+    await waitFor(
+      async () => {
+        const [s] = await a.sql<{ dead: number }[]>`select n_dead_tup::int as dead from pg_stat_user_tables where relname = 'notifications'`
+        return (s?.dead ?? 0) >= 500
+      },
+      { timeoutMs: 5_000, intervalMs: 100, what: 'the dead rows to show in pg_stat_user_tables' },
+    )
     // Another instance holding the job's lock: this one skips.
     const other = await b.sql.reserve()
     await other`select pg_advisory_lock(${LOCK_KEY})`
@@ -85,8 +88,17 @@ describe('database maintenance', () => {
     expect(worked.skipped).toBeUndefined()
     expect(worked.vacuumed.map((v) => v.table)).toContain('notifications')
     expect(await lastVacuum(a, 'notifications')).toBeInstanceOf(Date)
-    // Nothing left to do right after: a second run vacuums nothing it just vacuumed.
-    await Bun.sleep(700)
+    // Nothing left to do right after: a second run vacuums nothing it just vacuumed (once the
+    // vacuum's own figures have reached the statistics views).
+    await waitFor(
+      async () => {
+        const [s] = await a.sql<{ clean: boolean }[]>`
+          select not (n_dead_tup > 25 + 0.1 * n_live_tup or n_mod_since_analyze > 25 + 0.05 * n_live_tup) as clean
+            from pg_stat_user_tables where relname = 'notifications'`
+        return s?.clean
+      },
+      { timeoutMs: 5_000, intervalMs: 100, what: 'the vacuum to show in pg_stat_user_tables' },
+    )
     const again = await maintainDatabase(a.sql, a.capability)
     expect(again.vacuumed.map((v) => v.table)).not.toContain('notifications')
   })

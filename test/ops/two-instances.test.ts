@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import postgres from 'postgres'
 import { newId } from '../../src/lib/ids.ts'
 import { addStudent, insertHomework, insertPoint } from '../support/fixtures.ts'
+import { signUp, teacherWithCourse } from '../support/harness.ts'
 import { freePort, scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
 import { startS3Server, type S3Server } from '../support/s3.ts'
-import { call, teacherWithCourse, userWithToken } from './api.ts'
+import { waitFor } from '../support/wait.ts'
 
 /**
  * Issue 13.5: two real server processes on one PostgreSQL database and one bucket, each with
@@ -45,29 +46,29 @@ describe.skipIf(!process.env.DATABASE_URL)('two instances on one database and on
   })
 
   test('logout on A ends the login on B', async () => {
-    const u = await userWithToken(a.url, 'STUDENT')
-    expect((await call(b.url, 'GET', '/auth/me', { token: u.token })).status).toBe(200)
-    expect((await call(a.url, 'POST', '/auth/logout', { token: u.token })).status).toBe(200)
-    const after = await call(b.url, 'GET', '/auth/me', { token: u.token })
-    expect([after.status, after.json.code]).toEqual([401, 40100])
+    const u = await signUp(a.api, 'STUDENT')
+    expect((await b.api.get('/auth/me', { token: u.token })).status).toBe(200)
+    expect((await a.api.post('/auth/logout', { token: u.token })).status).toBe(200)
+    const after = await b.api.get('/auth/me', { token: u.token })
+    expect([after.status, after.code]).toEqual([401, 40100])
   })
 
   test('an upload through A downloads through B (whole and ranged); a delete through B removes it for A', async () => {
-    const { teacher, courseId } = await teacherWithCourse(a.url)
+    const { teacher, courseId } = await teacherWithCourse(a.api)
     const bytes = new Uint8Array(300_000).map((_, i) => (i * 31) & 255)
     const form = new FormData()
     form.append('name', 'Slides')
     form.append('type', 'FILE')
     form.append('file', new File([bytes], '讲义.pdf', { type: 'application/pdf' }))
-    const up = await call(a.url, 'POST', `/courses/${courseId}/resources`, { token: teacher.token, body: form })
+    const up = await a.api.post(`/courses/${courseId}/resources`, { token: teacher.token, form })
     expect(up.status).toBe(201)
     const auth = { authorization: `Bearer ${teacher.token}` }
-    const whole = await fetch(`${b.url}${up.json.data.fileUrl}`, { headers: auth })
+    const whole = await fetch(`${b.url}${up.data.fileUrl}`, { headers: auth })
     expect(whole.status).toBe(200)
     expect(whole.headers.get('content-disposition')).toContain("filename*=UTF-8''%E8%AE%B2%E4%B9%89.pdf")
     expect(whole.headers.get('x-content-type-options')).toBe('nosniff')
     expect(new Uint8Array(await whole.arrayBuffer())).toEqual(bytes)
-    const part = await fetch(`${b.url}${up.json.data.fileUrl}`, { headers: { ...auth, range: 'bytes=1000-1999' } })
+    const part = await fetch(`${b.url}${up.data.fileUrl}`, { headers: { ...auth, range: 'bytes=1000-1999' } })
     expect(part.status).toBe(206)
     expect(part.headers.get('content-range')).toBe('bytes 1000-1999/300000')
     expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.slice(1000, 2000))
@@ -76,17 +77,17 @@ describe.skipIf(!process.env.DATABASE_URL)('two instances on one database and on
       const local = await readdir(join(dir, 'files', 'objects')).catch(() => [])
       expect(local).toEqual([])
     }
-    expect((await call(b.url, 'DELETE', `/courses/${courseId}/resources/${up.json.data.id}`, { token: teacher.token })).status).toBe(200)
-    expect((await fetch(`${a.url}${up.json.data.fileUrl}`, { headers: auth })).status).toBe(404)
+    expect((await b.api.del(`/courses/${courseId}/resources/${up.data.id}`, { token: teacher.token })).status).toBe(200)
+    expect((await fetch(`${a.url}${up.data.fileUrl}`, { headers: auth })).status).toBe(404)
   })
 
   test('reminders are delivered exactly once with both instances scanning', async () => {
-    const { courseId } = await teacherWithCourse(a.url)
-    const students = await Promise.all(Array.from({ length: 6 }, () => userWithToken(b.url, 'STUDENT')))
+    const { courseId } = await teacherWithCourse(a.api)
+    const students = await Promise.all(Array.from({ length: 6 }, () => signUp(b.api, 'STUDENT')))
     for (const s of students) await addStudent(sql, courseId, s.id)
     const { pointId } = await insertPoint(sql, courseId)
     const now = Date.now()
-    const tasks = []
+    const tasks: { id: string }[] = []
     for (let i = 0; i < 10; i++) {
       tasks.push(await insertHomework(sql, courseId, pointId, { title: `HW ${i}`, startAt: new Date(now - 60_000), dueAt: new Date(now + 7 * 86400_000) }))
     }
@@ -94,14 +95,16 @@ describe.skipIf(!process.env.DATABASE_URL)('two instances on one database and on
     const events = tasks.flatMap((t) => students.map((s) => ({ id: newId(), task_id: t.id, target_user_id: s.id, trigger_type: 'START', scheduled_at: new Date(now - 1000) })))
     // The homework rows were written directly (no service hook), so these are the only events.
     await sql`insert into homework_reminder_events ${sql(events, 'id', 'task_id', 'target_user_id', 'trigger_type', 'scheduled_at')}`
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      const [r] = await sql<{ pending: string }[]>`select count(*) as pending from homework_reminder_events where task_id = any(${tasks.map((t) => t.id)}::uuid[]) and sent_at is null and not canceled`
-      if (Number(r!.pending) === 0) break
-      if (Date.now() > deadline) throw new Error(`${r!.pending} reminders still pending`)
-      await Bun.sleep(250)
-    }
-    await Bun.sleep(2500) // two more scans on each: nothing may be delivered again
+    await waitFor(
+      async () => {
+        const [r] = await sql<{ pending: string }[]>`select count(*) as pending from homework_reminder_events where task_id = any(${tasks.map((t) => t.id)}::uuid[]) and sent_at is null and not canceled`
+        return Number(r!.pending) === 0
+      },
+      { timeoutMs: 30_000, intervalMs: 250, what: 'every reminder to be sent' },
+    )
+    // The scenario: two more scans on each instance (every second) must deliver nothing again;
+    // there is no state to poll for "a scan that did nothing happened", so time passes.
+    await Bun.sleep(2500)
     const rows = await sql<{ user_id: string; n: string }[]>`
       select n.user_id, count(*) as n from notifications n
         join homework_reminder_events e on e.id = n.event_id
@@ -109,8 +112,8 @@ describe.skipIf(!process.env.DATABASE_URL)('two instances on one database and on
        group by n.user_id`
     expect(rows.map((r) => Number(r.n))).toEqual(students.map(() => 10))
     // Each student sees exactly its ten, through either instance.
-    const inbox = await call(a.url, 'GET', '/notifications?pageSize=50', { token: students[0]!.token })
-    expect(inbox.json.data.items.filter((n: any) => n.type === 'HOMEWORK_REMINDER')).toHaveLength(10)
+    const inbox = await a.api.get('/notifications?pageSize=50', { token: students[0]!.token })
+    expect(inbox.data.items.filter((n: any) => n.type === 'HOMEWORK_REMINDER')).toHaveLength(10)
   }, 60_000)
 
   test('metrics are served on METRICS_PORT, never on the public port', async () => {

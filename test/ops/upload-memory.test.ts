@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
 import { startS3Server, type S3Server } from '../support/s3.ts'
-import { call, rssOf, streamedResourceForm, teacherWithCourse } from './api.ts'
+import { teacherWithCourse } from '../support/harness.ts'
+import { rssOf, settledRss, streamedResourceForm } from './api.ts'
 
 const MB = 1024 * 1024
 const SIZE = 400 * MB
@@ -33,35 +34,32 @@ describe.each(['local', 's3'])(`a 400 MB upload on a real service process (%s st
   })
 
   test('RSS rises by at most 64 MB while it streams in, and returns near idle', async () => {
-    const { teacher, courseId } = await teacherWithCourse(svc.url)
+    const { teacher, courseId } = await teacherWithCourse(svc.api)
     // Warm up: the upload path's code is loaded and the heap has served one upload before idle is sampled.
     const warm = streamedResourceForm(16 * MB)
-    const w = await call(svc.url, 'POST', `/courses/${courseId}/resources`, { token: teacher.token, body: warm.body, headers: { 'content-type': warm.contentType } })
+    const w = await svc.api.post(`/courses/${courseId}/resources`, { token: teacher.token, raw: warm.body, headers: { 'content-type': warm.contentType } })
     expect(w.status).toBe(201)
-    await Bun.sleep(300)
     const pid = svc.proc.pid
     // RSS moves with the collector's timing, so one sample can catch a pause before a collection:
     // up to three uploads, the best one judged. A body held in memory (the old code: +831 MB)
     // fails every attempt.
     async function attempt() {
-      await Bun.sleep(300)
-      const idle = await rssOf(pid)
+      const idle = await settledRss(pid)
       let peak = idle
       let sampling = true
       const sampler = (async () => {
         while (sampling) {
           peak = Math.max(peak, await rssOf(pid))
-          await Bun.sleep(25)
+          await Bun.sleep(25) // the sampling period, not a wait for state
         }
       })()
       const { body, contentType } = streamedResourceForm(SIZE)
-      const res = await call(svc.url, 'POST', `/courses/${courseId}/resources`, { token: teacher.token, body, headers: { 'content-type': contentType } })
+      const res = await svc.api.post(`/courses/${courseId}/resources`, { token: teacher.token, raw: body, headers: { 'content-type': contentType } })
       sampling = false
       await sampler
       expect(res.status).toBe(201)
-      expect(res.json.data.fileSize).toBe(SIZE)
-      await Bun.sleep(500)
-      const after = await rssOf(pid)
+      expect(res.data.fileSize).toBe(SIZE)
+      const after = await settledRss(pid)
       console.log(`upload RSS (${backend}): idle ${(idle / MB).toFixed(1)} MB, peak ${(peak / MB).toFixed(1)} MB, after ${(after / MB).toFixed(1)} MB`)
       return { res, rise: peak - idle, left: after - idle }
     }
@@ -75,7 +73,7 @@ describe.each(['local', 's3'])(`a 400 MB upload on a real service process (%s st
     const res = best.res
 
     // The stored file is complete: its last bytes come back.
-    const tailRes = await fetch(`${svc.url}${res.json.data.fileUrl}`, { headers: { authorization: `Bearer ${teacher.token}`, range: 'bytes=-4' } })
+    const tailRes = await fetch(`${svc.url}${res.data.fileUrl}`, { headers: { authorization: `Bearer ${teacher.token}`, range: 'bytes=-4' } })
     expect(tailRes.status).toBe(206)
     expect(new Uint8Array(await tailRes.arrayBuffer())).toEqual(new Uint8Array(4).fill(0x5a))
   }, 120_000)

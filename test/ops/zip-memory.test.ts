@@ -7,7 +7,8 @@ import { S3Storage } from '../../src/storage/s3.ts'
 import type { StoredFile } from '../../src/storage/storage.ts'
 import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
 import { startS3Server, type S3Server } from '../support/s3.ts'
-import { call, rssOf, teacherWithCourse, userWithToken } from './api.ts'
+import { signUp, teacherWithCourse } from '../support/harness.ts'
+import { rssOf } from './api.ts'
 
 const MB = 1024 * 1024
 const STUDENTS = 8
@@ -65,7 +66,7 @@ describe.skipIf(!process.env.DATABASE_URL).each(['local', 's3'])('a 1 GiB submis
   }
 
   async function experimentWith(courseId: string, token: string, students: { id: string }[], size: number) {
-    const e = await call(svc.url, 'POST', `/courses/${courseId}/experiments`, {
+    const e = await svc.api.post(`/courses/${courseId}/experiments`, {
       token,
       json: { title: 'Big lab', description: '<p>x</p>', dueAt: new Date(Date.now() + 86400_000).toISOString() },
     })
@@ -74,9 +75,9 @@ describe.skipIf(!process.env.DATABASE_URL).each(['local', 's3'])('a 1 GiB submis
       const stored = await storeFile(size)
       await sql`
         insert into experiment_submissions (id, experiment_id, course_id, student_id, storage_key, file_name, file_size, content_type, submitted_at)
-        values (${Bun.randomUUIDv7()}, ${e.json.data.id}, ${courseId}, ${s.id}, ${stored.key}, 'report.bin', ${stored.size}, 'application/octet-stream', now())`
+        values (${Bun.randomUUIDv7()}, ${e.data.id}, ${courseId}, ${s.id}, ${stored.key}, 'report.bin', ${stored.size}, 'application/octet-stream', now())`
     }
-    return e.json.data.id as string
+    return e.data.id as string
   }
 
   /** Downloads the zip, counting its bytes (nothing kept). */
@@ -89,12 +90,12 @@ describe.skipIf(!process.env.DATABASE_URL).each(['local', 's3'])('a 1 GiB submis
   }
 
   test('RSS rises by at most 64 MB while 1 GiB streams out', async () => {
-    const { teacher, courseId } = await teacherWithCourse(svc.url)
+    const { teacher, courseId } = await teacherWithCourse(svc.api)
     const [{ invite_code: code }] = await sql<[{ invite_code: string }]>`select invite_code from courses where id = ${courseId}`
     const students = []
     for (let i = 0; i < STUDENTS; i++) {
-      const s = await userWithToken(svc.url, 'STUDENT')
-      expect((await call(svc.url, 'POST', '/courses/join', { token: s.token, json: { inviteCode: code } })).status).toBe(200)
+      const s = await signUp(svc.api, 'STUDENT')
+      expect((await svc.api.post('/courses/join', { token: s.token, json: { inviteCode: code } })).status).toBe(200)
       students.push(s)
     }
     // Warm up: the zip path's code is loaded before idle is sampled.
@@ -110,7 +111,7 @@ describe.skipIf(!process.env.DATABASE_URL).each(['local', 's3'])('a 1 GiB submis
       const sampler = (async () => {
         while (sampling) {
           peak = Math.max(peak, await rssOf(pid))
-          await Bun.sleep(25)
+          await Bun.sleep(25) // the sampling period, not a wait for state
         }
       })()
       const bytes = await download(courseId, big, teacher.token)

@@ -5,7 +5,7 @@ import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { insertCourse, insertPoint, insertSubmission } from '../support/fixtures.ts'
 import { testDatabase, usingExternalDb } from '../support/harness.ts'
 import { failingOn } from './faults.ts'
-import { DAY, HOUR, bulkJoin, bulkStudents, createHomework, deliveriesOf, eventsOf, plus } from './helpers.ts'
+import { DAY, HOUR, bulkJoin, bulkStudents, createHomework, deliveriesOf, eventsOf, plus } from '../support/reminders.ts'
 
 /**
  * Several instances scanning at the same moment, as two separate connection pools (two

@@ -4,7 +4,7 @@ import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint, insertSubmission } from '../support/fixtures.ts'
 import { testDatabase } from '../support/harness.ts'
 import { failingOn } from './faults.ts'
-import { DAY, HOUR, bulkJoin, bulkStudents, createHomework, deliveriesOf, eventsOf, pending, plus } from './helpers.ts'
+import { DAY, HOUR, bulkJoin, bulkStudents, createHomework, deliveriesOf, eventsOf, pending, plus } from '../support/reminders.ts'
 
 let sql: Sql
 beforeAll(async () => {

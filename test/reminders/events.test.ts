@@ -4,7 +4,7 @@ import { newId } from '../../src/lib/ids.ts'
 import { homeworkScheduleChanged } from '../../src/modules/reminders/hooks.ts'
 import { addStudent, insertCourse, insertPoint, insertSubmission } from '../support/fixtures.ts'
 import { testDatabase } from '../support/harness.ts'
-import { DAY, HOUR, bulkStudents, createHomework, eventsOf, joinLate, live, pending, plus, rescheduleHomework } from './helpers.ts'
+import { DAY, HOUR, bulkStudents, createHomework, eventsOf, joinLate, live, pending, plus, rescheduleHomework } from '../support/reminders.ts'
 
 let sql: Sql
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { newId } from '../../src/lib/ids.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { testDatabase } from '../support/harness.ts'
-import { DAY, HOUR, bulkStudents, createHomework, eventsOf, plus } from './helpers.ts'
+import { DAY, HOUR, bulkStudents, createHomework, eventsOf, plus } from '../support/reminders.ts'
 
 /**
  * sql/026 and sql/027: a notification's user and event, and an event's task and student, are

@@ -4,7 +4,7 @@ import { newId } from '../../src/lib/ids.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint, insertSubmission } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, testDatabase, type Account, type Client } from '../support/harness.ts'
-import { DAY, HOUR, createHomework, plus, rescheduleHomework } from './helpers.ts'
+import { DAY, HOUR, createHomework, plus, rescheduleHomework } from '../support/reminders.ts'
 
 const T0 = new Date('2028-03-01T08:00:00.000Z')
 const clock = new ManualClock(T0)

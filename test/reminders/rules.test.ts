@@ -4,7 +4,7 @@ import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { insertSubmission } from '../support/fixtures.ts'
 import { ManualClock, signUp, type Account } from '../support/harness.ts'
 import { createTask, pointIn, textTask, world, type World } from '../learning/helpers.ts'
-import { DAY, HOUR, plus } from './helpers.ts'
+import { DAY, HOUR, plus } from '../support/reminders.ts'
 
 /*
  * Issue 12.1 over HTTP: START at publish time for an open homework, START for a student who

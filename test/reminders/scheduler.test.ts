@@ -2,7 +2,8 @@ import { afterEach, expect, test } from 'bun:test'
 import { reminderJob, scheduler, stopJobs } from '../../src/jobs.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp } from '../support/harness.ts'
-import { DAY, HOUR, createHomework, plus } from './helpers.ts'
+import { DAY, HOUR, createHomework, plus } from '../support/reminders.ts'
+import { waitFor } from '../support/wait.ts'
 
 let cleanup: (() => void) | undefined
 afterEach(() => {
@@ -10,15 +11,12 @@ afterEach(() => {
   cleanup = undefined
 })
 
-/** Polls until `ok`; a timeout fails the test (it used to return the last value quietly). */
+/** Polls until `ok`; a timeout fails the test, naming the last value. */
 async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 6_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await probe()
-    if (ok(v)) return v
-    if (Date.now() > deadline) throw new Error(`until: condition not met within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 300)}`)
-    await Bun.sleep(100)
-  }
+  let last: T | undefined
+  const met = await waitFor(async () => ok((last = await probe())), { timeoutMs: ms, intervalMs: 100 }).catch(() => false)
+  if (!met) throw new Error(`until: condition not met within ${ms} ms; last value: ${JSON.stringify(last)?.slice(0, 300)}`)
+  return last as T
 }
 
 test('with REMINDER_SCAN_CRON at one second, a due reminder reaches the inbox and the red dot', async () => {

@@ -3,8 +3,10 @@ import postgres from 'postgres'
 import type { Sql } from '../../src/db/connect.ts'
 import { insertCourse, insertPoint } from '../support/fixtures.ts'
 import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
-import { DAY, bulkJoin, bulkStudents, createHomework, eventsOf, plus } from '../reminders/helpers.ts'
-import { load, tcpProxy, timed, userToken, type Sample, type TcpProxy } from './support.ts'
+import { DAY, bulkJoin, bulkStudents, createHomework, eventsOf, plus } from '../support/reminders.ts'
+import { signUp } from '../support/harness.ts'
+import { waitFor } from '../support/wait.ts'
+import { load, tcpProxy, timed, type Sample, type TcpProxy } from './support.ts'
 
 const JWT_SECRET = 'resilience-test-secret-resilience-test-secret'
 
@@ -26,13 +28,13 @@ describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, re
         const [row] = await reserved<{ pid: number }[]>`select pg_backend_pid() as pid`
         const pid = row!.pid
         await admin`select pg_terminate_backend(${pid})`
-        await Bun.sleep(100)
+        await waitFor(async () => (await admin`select 1 from pg_stat_activity where pid = ${pid}`).length === 0, { what: 'the backend to exit' })
         const outcome = await Promise.race([
           reserved`select 1`.then(
             () => 'resolved',
             (e: any) => e.code,
           ),
-          Bun.sleep(3000).then(() => 'hung'),
+          Bun.sleep(3000).then(() => 'hung'), // a deadline, not a wait
         ])
         expect(['CONNECTION_CLOSED', '57P01']).toContain(outcome)
         reserved.release()
@@ -52,7 +54,7 @@ describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, re
     let svc: ServiceProcess | undefined
     try {
       svc = await startService({ env: { DATABASE_URL: db.url, JWT_SECRET, DB_POOL_MAX: '10', REMINDER_SCAN_CRON: 'off' } })
-      const token = await userToken(svc.url)
+      const { token } = await signUp(svc.api)
       const auth = { headers: { authorization: `Bearer ${token}` } }
       const base = svc.url
       // Reads and writes: the notification inbox, marking all read, and the caller's profile.
@@ -63,11 +65,11 @@ describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, re
       )
       let lastCut = 0
       for (let cut = 0; cut < 5; cut++) {
-        await Bun.sleep(600)
+        await Bun.sleep(600) // the scenario: load runs between two cuts
         await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`
         lastCut = performance.now()
       }
-      await Bun.sleep(2000)
+      await Bun.sleep(2000) // the scenario: load goes on for 2 s after the last cut (the recovery window)
       const samples = await run.stop()
 
       expect(svc.proc.exitCode).toBeNull()
@@ -110,7 +112,7 @@ describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, re
     })
 
     test('503 (50300) within 3 s while cut, health within 2 s; success within 1 s of restoring; due reminders delivered by the second scan', async () => {
-      const token = await userToken(svc.url)
+      const { token } = await signUp(svc.api)
       const auth = { headers: { authorization: `Bearer ${token}` } }
       expect((await timed(`${svc.url}/api/v1/notifications`, auth)).status).toBe(200)
 
@@ -131,10 +133,10 @@ describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, re
       const run = load(6, async (i) => {
         const s = i === 0 ? await timed(`${svc.url}/status/health`) : await timed(`${svc.url}/api/v1/notifications`, auth)
         ;(i === 0 ? health : during).push(s)
-        await Bun.sleep(100)
+        await Bun.sleep(100) // the scenario: each client asks ten times a second
         return s
       })
-      await Bun.sleep(6000)
+      await Bun.sleep(6000) // the scenario: the outage lasts 6 s
       await run.stop()
       expect(during.length).toBeGreaterThan(10)
       // Requests that reached the service after the cut: each a 503 (50300), none slower than 3 s.
@@ -148,15 +150,10 @@ describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, re
 
       proxy.restore()
       const restoredAt = performance.now()
-      let firstOk: number | undefined
-      while (performance.now() - restoredAt < 5000) {
-        const s = await timed(`${svc.url}/api/v1/notifications`, auth)
-        if (s.status === 200) {
-          firstOk = performance.now() - restoredAt
-          break
-        }
-        await Bun.sleep(25)
-      }
+      const firstOk = await waitFor(async () => (await timed(`${svc.url}/api/v1/notifications`, auth)).status === 200 && performance.now() - restoredAt, {
+        timeoutMs: 5000,
+        intervalMs: 25,
+      }).catch(() => undefined)
       expect(firstOk).toBeDefined()
       expect(firstOk!).toBeLessThan(1000)
       // And everything after that succeeds.
@@ -165,10 +162,8 @@ describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, re
 
       // Scans run every 2 s: the second one after the restore comes at most ~4 s later.
       let delivered = 0
-      while (performance.now() - restoredAt < 4500 && delivered < 2) {
-        delivered = (await startEvents()).filter((e) => e.sent_at).length
-        if (delivered < 2) await Bun.sleep(100)
-      }
+      const left = Math.max(0, 4500 - (performance.now() - restoredAt))
+      await waitFor(async () => (delivered = (await startEvents()).filter((e) => e.sent_at).length) >= 2, { timeoutMs: left, intervalMs: 100 }).catch(() => {})
       expect(delivered).toBe(2)
       expect(svc.proc.exitCode).toBeNull()
     }, 40_000)

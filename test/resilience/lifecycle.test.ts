@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { removeStaleSocketDirs } from '../../src/db/connect.ts'
 import { ROOT, scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { waitFor } from '../support/wait.ts'
 
 const JWT_SECRET = 'lifecycle-test-secret-lifecycle-test-secret'
 
-/** Resolves with the exit code, or 'running' if the process is still up after `ms`. */
+/** Resolves with the exit code, or 'running' if the process is still up after `ms` (a deadline, not a wait). */
 const exitWithin = (p: ServiceProcess, ms: number) =>
-  Promise.race([p.proc.exited, Bun.sleep(ms).then(() => 'running' as const)])
+  Promise.race([p.proc.exited, Bun.sleep(ms).then(() => 'running' as const)]) // the deadline
 
 /** A raw keep-alive HTTP/1.1 connection: what a client pool holds between requests. */
 async function keepAlive(port: number) {
@@ -25,8 +26,7 @@ async function keepAlive(port: number) {
     async get(path: string, waitMs = 3000) {
       buf = ''
       sock.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`)
-      const until = Date.now() + waitMs
-      while (Date.now() < until && !closed && !/\r\n\r\n[\s\S]*\}$/.test(buf)) await Bun.sleep(20)
+      await waitFor(() => closed || /\r\n\r\n[\s\S]*\}$/.test(buf), { timeoutMs: waitMs, intervalMs: 20 }).catch(() => {})
       return { head: buf.split('\r\n\r\n')[0] ?? '', body: buf.split('\r\n\r\n')[1] ?? '', closed }
     },
     close: () => sock.destroy(),
@@ -70,11 +70,12 @@ describe.skipIf(!process.env.DATABASE_URL)('process lifecycle (real PostgreSQL, 
       await new Promise((r) => upload.once('connect', r))
       upload.write('POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"identifier":"')
       trickle = setInterval(() => upload.write('aaaa'), 200)
+      // The scenario: the upload has been trickling in for a while when the signal comes.
       await Bun.sleep(300)
 
       const signalled = performance.now()
       svc.proc.kill('SIGTERM')
-      await Bun.sleep(200)
+      await waitFor(() => svc.output().includes('"msg":"shutting down"'), { timeoutMs: 3_000, intervalMs: 10, what: 'the signal to be handled' })
       // A request on the kept-alive connection right after the signal is answered, not reset.
       const during = await conn.get('/status/ready')
       expect(during.head).toStartWith('HTTP/1.1 503')
@@ -142,7 +143,7 @@ describe.skipIf(!process.env.DATABASE_URL)('process lifecycle (real PostgreSQL, 
 
       // An embedded database starts: it removes the stale ones and records its own pid.
       const child = Bun.spawn(
-        ['bun', '-e', `const { connectEmbedded } = await import('./src/db/connect.ts'); await connectEmbedded(undefined); console.log('up'); await Bun.sleep(60000)`],
+        ['bun', '-e', `const { connectEmbedded } = await import('./src/db/connect.ts'); await connectEmbedded(undefined); console.log('up'); await Bun.sleep(60000) /* stays up until killed */`],
         { cwd: ROOT, env: { ...process.env, TMPDIR: base }, stdout: 'pipe', stderr: 'pipe' },
       )
       const line = await (child.stdout as ReadableStream<Uint8Array>).getReader().read()

@@ -117,17 +117,6 @@ export async function tcpProxy(target: { hostname: string; port: number }): Prom
 }
 
 /** Registers and logs in a user over HTTP; returns its bearer token. */
-export async function userToken(url: string, role: 'STUDENT' | 'TEACHER' = 'STUDENT'): Promise<string> {
-  const username = `r${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`
-  const password = 'correct-horse-battery-staple'
-  const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  const reg = await fetch(`${url}/api/v1/auth/register`, json({ username, email: `${username}@example.test`, password, role }))
-  if (reg.status !== 201) throw new Error(`register: ${reg.status} ${await reg.text()}`)
-  const login = await fetch(`${url}/api/v1/auth/login`, json({ identifier: username, password }))
-  if (login.status !== 200) throw new Error(`login: ${login.status} ${await login.text()}`)
-  return ((await login.json()) as { data: { accessToken: string } }).data.accessToken
-}
-
 export interface Sample {
   at: number
   status: number

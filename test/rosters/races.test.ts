@@ -4,7 +4,7 @@ import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { insertHomework, insertPoint } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, uniq, usingExternalDb, type Account, type TestContext } from '../support/harness.ts'
 import { createCourse, join } from '../courses/world.ts'
-import { bulkStudents } from '../reminders/helpers.ts'
+import { bulkStudents } from '../support/reminders.ts'
 
 /**
  * Issue 23's races, 50 trials each, on a real server only (the embedded database serves one

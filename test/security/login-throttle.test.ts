@@ -138,23 +138,13 @@ describe.skipIf(!process.env.DATABASE_URL)('login throttling across two service 
 
   test('30 parallel wrong passwords split over two instances: exactly 5 are checked', async () => {
     const username = uniq('proc')
-    const reg = await fetch(`${one.url}/api/v1/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username, email: `${username}@x.test`, password }),
-    })
+    const reg = await one.api.post('/auth/register', { json: { username, email: `${username}@x.test`, password } })
     expect(reg.status).toBe(201)
     const ip = address()
     const statuses = await Promise.all(
-      Array.from({ length: 30 }, async (_, i) => {
-        const r = await fetch(`${(i % 2 ? one : two).url}/api/v1/auth/login`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...from(ip) },
-          body: JSON.stringify({ identifier: username, password: `wrong-${i}` }),
-        })
-        await r.arrayBuffer()
-        return r.status
-      }),
+      Array.from({ length: 30 }, async (_, i) =>
+        (await (i % 2 ? one : two).api.post('/auth/login', { headers: from(ip), json: { identifier: username, password: `wrong-${i}` } })).status,
+      ),
     )
     expect(tally(statuses)).toEqual({ 401: 5, 429: 25 })
   }, 60_000)

@@ -182,24 +182,7 @@ describe.skipIf(!PG)('delete and submit races on PostgreSQL (issue 17)', async (
   describe('across two service processes', () => {
     let one: ServiceProcess
     let two: ServiceProcess
-    const remote = (svc: ServiceProcess): Client => {
-      const call = async (method: string, path: string, o: { json?: unknown; token?: string } = {}): Promise<Res> => {
-        const headers: Record<string, string> = {}
-        if (o.json !== undefined) headers['content-type'] = 'application/json'
-        if (o.token) headers.authorization = `Bearer ${o.token}`
-        const r = await fetch(`${svc.url}/api/v1${path}`, { method, headers, body: o.json === undefined ? undefined : JSON.stringify(o.json) })
-        const body: any = await r.json().catch(() => null)
-        return { status: r.status, code: body?.code, message: body?.message, data: body?.data, body, headers: r.headers }
-      }
-      return {
-        call,
-        get: (p: string, o?: any) => call('GET', p, o),
-        post: (p: string, o?: any) => call('POST', p, o),
-        put: (p: string, o?: any) => call('PUT', p, o),
-        patch: (p: string, o?: any) => call('PATCH', p, o),
-        del: (p: string, o?: any) => call('DELETE', p, o),
-      } as unknown as Client
-    }
+    const remote = (svc: ServiceProcess): Client => svc.api
     beforeAll(async () => {
       const env = { DATABASE_URL: process.env.DATABASE_URL, JWT_SECRET: testConfig().jwtSecret }
       ;[one, two] = await Promise.all([startService({ env }), startService({ env })])

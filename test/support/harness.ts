@@ -8,6 +8,7 @@ import type { Deps } from '../../src/deps.ts'
 import { ManualClock, systemClock, type Clock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/log.ts'
 import { LocalDiskStorage } from '../../src/storage/local-disk.ts'
+import { client, type Client } from './client.ts'
 
 /**
  * One database per test process, migrated once: the embedded PGlite in memory by default,
@@ -62,64 +63,7 @@ export async function testApp(opts: { clock?: Clock; config?: Partial<Config>; d
 
 export { ManualClock }
 
-export interface Res<T = any> {
-  status: number
-  code: number
-  message: string
-  data: T
-  body: any
-  headers: Headers
-}
-
-export interface CallOptions {
-  json?: unknown
-  form?: FormData
-  raw?: BodyInit
-  token?: string
-  cookie?: string
-  headers?: Record<string, string>
-}
-
-export type Client = ReturnType<typeof client>
-
-/** Speaks HTTP to the app in-process. Paths are relative to `/api/v1` unless they start with `//`. */
-export function client(app: { handle(r: Request): Promise<Response> }, prefix = '/api/v1') {
-  async function call<T = any>(method: string, path: string, o: CallOptions = {}): Promise<Res<T>> {
-    const headers: Record<string, string> = { ...o.headers }
-    let body: BodyInit | undefined
-    if (o.json !== undefined) {
-      headers['content-type'] ??= 'application/json'
-      body = JSON.stringify(o.json)
-    } else if (o.form) body = o.form
-    else if (o.raw !== undefined) body = o.raw
-    if (o.token) headers.authorization = `Bearer ${o.token}`
-    if (o.cookie) headers.cookie = o.cookie
-    const url = path.startsWith('//') ? `http://localhost${path.slice(1)}` : `http://localhost${prefix}${path}`
-    const res = await app.handle(new Request(url, { method, headers, body }))
-    // An event stream never ends: report its status and headers, then close it.
-    if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
-      await res.body?.cancel()
-      return { status: res.status, code: undefined, message: undefined, data: null, body: '', headers: res.headers } as unknown as Res<T>
-    }
-    const text = await res.text()
-    let parsed: any = null
-    try {
-      parsed = text ? JSON.parse(text) : null
-    } catch {
-      parsed = text
-    }
-    return { status: res.status, code: parsed?.code, message: parsed?.message, data: parsed?.data, body: parsed, headers: res.headers }
-  }
-  return {
-    call,
-    get: <T = any>(p: string, o?: CallOptions) => call<T>('GET', p, o),
-    post: <T = any>(p: string, o?: CallOptions) => call<T>('POST', p, o),
-    put: <T = any>(p: string, o?: CallOptions) => call<T>('PUT', p, o),
-    patch: <T = any>(p: string, o?: CallOptions) => call<T>('PATCH', p, o),
-    del: <T = any>(p: string, o?: CallOptions) => call<T>('DELETE', p, o),
-  }
-}
-
+export { client, httpClient, type CallOptions, type Client, type Res } from './client.ts'
 let counter = 0
 /** A name no other test (or earlier run against the same database) uses. */
 export const uniq = (prefix = 'u') => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`
@@ -143,4 +87,12 @@ export async function signUp(api: Client, role: 'STUDENT' | 'TEACHER' = 'STUDENT
   const login = await api.post('/auth/login', { json: { identifier: username, password } })
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`)
   return { id: reg.data.id, username, email, role, token: login.data.accessToken, password }
+}
+
+/** A fresh teacher with a course of their own. */
+export async function teacherWithCourse(api: Client, title = 'Course') {
+  const teacher = await signUp(api, 'TEACHER')
+  const course = await api.post('/courses', { token: teacher.token, json: { title, description: 'x' } })
+  if (course.status !== 201) throw new Error(`course: ${course.status} ${JSON.stringify(course.body)}`)
+  return { teacher, courseId: course.data.id as string, inviteCode: course.data.inviteCode as string }
 }

@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { httpClient, type Client } from './client.ts'
+import { waitFor } from './wait.ts'
 
 /**
  * Real service processes for tests that cross process boundaries (two instances on one
@@ -20,6 +22,8 @@ export interface ServiceProcess {
   port: number
   dataDir: string
   proc: ReturnType<typeof Bun.spawn>
+  /** The test client (as `testApp().api`) speaking to this process over HTTP. */
+  api: Client
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string
   /** SIGTERM, then waits for the exit code. */
@@ -65,6 +69,7 @@ export async function startService(opts: StartOptions = {}): Promise<ServiceProc
     port,
     dataDir,
     proc,
+    api: httpClient(url),
     output: () => out,
     async stop() {
       proc.kill('SIGTERM')
@@ -80,15 +85,20 @@ export async function startService(opts: StartOptions = {}): Promise<ServiceProc
     },
   }
   if (opts.waitHealthy === false) return svc
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000)
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`service exited with ${proc.exitCode}:\n${out}`)
-    const r = await fetch(`${url}/status/health`).catch(() => undefined)
-    if (r?.status === 200) return svc
-    await Bun.sleep(150)
+  const timeoutMs = opts.timeoutMs ?? 60_000
+  try {
+    await waitFor(
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`service exited with ${proc.exitCode}`)
+        return (await fetch(`${url}/status/health`).catch(() => undefined))?.status === 200
+      },
+      { timeoutMs, intervalMs: 150, what: 'the service to answer /status/health' },
+    )
+  } catch (e) {
+    proc.kill('SIGKILL')
+    throw new Error(`${(e as Error).message}:\n${out}`)
   }
-  proc.kill('SIGKILL')
-  throw new Error(`service did not become healthy within ${opts.timeoutMs ?? 60_000} ms:\n${out}`)
+  return svc
 }
 
 /** A fresh database on the local PostgreSQL server for a multi-process test; dropped by `drop()`. */

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, ROOT } from './processes.ts'
+import { waitFor } from './wait.ts'
 
 /**
  * A real S3-compatible server for the tests: `s3rver` (npm), which speaks the S3 protocol
@@ -29,17 +30,18 @@ export async function startS3Server(): Promise<S3Server> {
   )
   // It exits by itself once this process is gone (s3rver-child.ts watches it).
   const endpoint = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 20_000
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`s3rver exited with ${proc.exitCode}`)
-    const r = await fetch(`${endpoint}/${S3_BUCKET}?list-type=2&max-keys=1`).catch(() => undefined)
-    // Unsigned requests are refused (403), which proves the server and the bucket are up.
-    if (r && r.status < 500) break
-    if (Date.now() > deadline) {
-      proc.kill('SIGKILL')
-      throw new Error('s3rver did not start')
-    }
-    await Bun.sleep(100)
+  const up = await waitFor(
+    async () => {
+      if (proc.exitCode !== null) throw new Error(`s3rver exited with ${proc.exitCode}`)
+      const r = await fetch(`${endpoint}/${S3_BUCKET}?list-type=2&max-keys=1`).catch(() => undefined)
+      // Unsigned requests are refused (403), which proves the server and the bucket are up.
+      return Boolean(r && r.status < 500)
+    },
+    { timeoutMs: 20_000, intervalMs: 100 },
+  ).catch(() => false)
+  if (!up) {
+    proc.kill('SIGKILL')
+    throw new Error('s3rver did not start')
   }
   const server: S3Server = {
     endpoint,

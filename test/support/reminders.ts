@@ -1,8 +1,8 @@
 import type { Sql } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { homeworkScheduleChanged, studentJoined } from '../../src/modules/reminders/hooks.ts'
-import { addStudent, insertHomework } from '../support/fixtures.ts'
-import { uniq } from '../support/harness.ts'
+import { addStudent, insertHomework } from './fixtures.ts'
+import { uniq } from './harness.ts'
 
 export const HOUR = 3_600_000
 export const DAY = 24 * HOUR
