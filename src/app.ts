@@ -1,8 +1,8 @@
 import { Elysia, type AnyElysia } from 'elysia'
-import { setResponseValidation } from './http/envelope.ts'
 import type { Deps } from './deps.ts'
 import { docs, docsUi } from './docs/openapi.ts'
 import { corsPolicy } from './http/cors.ts'
+import { passResponsesThrough } from './http/envelope.ts'
 import { ownBodyIndex, plumbing, routeMethodIndex } from './http/plumbing.ts'
 import { accountRoutes } from './modules/accounts/routes.ts'
 import { announcementRoutes } from './modules/announcements/routes.ts'
@@ -50,7 +50,6 @@ export function apiRoutes(deps: Deps, prefix: string) {
 export function buildApp(deps: Deps) {
   // The root app is known only once built; the docs and the 405 lookup read it lazily.
   let root: AnyElysia | undefined
-  setResponseValidation(deps.config.validateResponses)
   const app = new Elysia()
     .use(
       plumbing({
@@ -70,6 +69,8 @@ export function buildApp(deps: Deps) {
     .use(apiRoutes(deps, '/core/api/v1'))
     .use(webRoutes(deps))
   root = app
+  // The switch is this app's (Deps), not the process's: its own routes' envelopes only.
+  if (!deps.config.validateResponses) passResponsesThrough(app.routes)
   return app
 }
 

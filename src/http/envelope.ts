@@ -9,22 +9,40 @@ export interface Envelope<T> {
 
 export const ok = <T>(data: T, message = 'OK'): Envelope<T> => ({ code: 0, message, data })
 
-let validateResponses = true
-/** Set by buildApp from `config.validateResponses` before the routes (and their `envelope`s) are built. */
-export function setResponseValidation(on: boolean) {
-  validateResponses = on
-}
+/** The schemas `envelope` made: the ones an app may switch to pass-through (never ErrorEnvelope). */
+const envelopes = new WeakSet<object>()
 
 /**
  * Response schema of a successful envelope around `data`. It documents the response (OpenAPI)
- * and, unless response validation is off, Elysia checks every response against it. Off, its
- * Standard Schema `validate` passes the value through: the check cost more than the JSON
- * itself on large answers (a 2,000-student grade overview: zod 38 ms, JSON.stringify 13 ms).
+ * and Elysia checks every response against it, unless the app was built with response
+ * validation off (`Deps.config.validateResponses`, see `passResponsesThrough`).
  */
 export const envelope = <T extends z.ZodType>(data: T) => {
   const schema = z.object({ code: z.literal(0), message: z.string(), data })
-  if (!validateResponses) schema['~standard'] = { ...schema['~standard'], validate: (value: unknown) => ({ value }) } as (typeof schema)['~standard']
+  envelopes.add(schema)
   return schema
+}
+
+/**
+ * Response validation off for one built app: the envelope schemas of its routes pass the value
+ * through (their Standard Schema `validate` returns it unchecked); the documentation still
+ * reads them. Called by buildApp before the first request, when Elysia creates its validators.
+ * The check cost more than the JSON itself on large answers (a 2,000-student grade overview:
+ * zod 38 ms, JSON.stringify 13 ms). Every route builds its own envelopes, so other apps in the
+ * same process keep theirs.
+ */
+export function passResponsesThrough(routes: readonly { hooks?: { response?: unknown } }[]) {
+  const passThrough = (schema: unknown) => {
+    if (!schema || typeof schema !== 'object' || !envelopes.has(schema)) return
+    const s = schema as z.ZodType
+    s['~standard'] = { ...s['~standard'], validate: (value: unknown) => ({ value }) } as (typeof s)['~standard']
+  }
+  for (const route of routes) {
+    const response = route.hooks?.response
+    if (!response || typeof response !== 'object') continue
+    if (envelopes.has(response)) passThrough(response)
+    else for (const schema of Object.values(response)) passThrough(schema)
+  }
 }
 
 export const ErrorEnvelope = z
