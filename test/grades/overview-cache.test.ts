@@ -229,6 +229,43 @@ describe('grade overview cache: what it answers', () => {
   })
 })
 
+describe('grade overview cache: one per app (issue 28)', () => {
+  // The API is mounted under /api/v1 and /core/api/v1; the route function runs for each.
+  const core = (p: string) => `//core/api/v1${p}`
+
+  test('a build through /api/v1 is a hit through /core/api/v1 (and back)', async () => {
+    const app = await testApp()
+    const token = { token: w.teacher.token }
+    expect((await app.api.get(path(), token)).status).toBe(200)
+    const h0 = (await gradebookCacheCounts()).hit
+    const r = await app.api.get(core(path()), token)
+    expect([r.status, r.code]).toEqual([200, 0])
+    expect((await gradebookCacheCounts()).hit).toBe(h0 + 1)
+    expect(r.data).toEqual(await fresh())
+    expect((await app.api.get(`${path()}?page=1&pageSize=1`, token)).status).toBe(200)
+    const h1 = (await gradebookCacheCounts()).hit
+    expect((await app.api.get(core(`${path()}?page=1&pageSize=1`), token)).status).toBe(200)
+    expect((await gradebookCacheCounts()).hit).toBe(h1 + 1)
+  })
+
+  test('both prefixes share one GRADEBOOK_CACHE_MB: an entry made through one evicts through the other', async () => {
+    const token = { token: w.teacher.token }
+    const whole = path()
+    const page = `${path()}?page=1&pageSize=1`
+    const size = async (p: string) => new TextEncoder().encode(JSON.stringify((await w.api.get(p, token)).body)).byteLength
+    const [sw, sp] = [await size(whole), await size(page)]
+    // Room for either overview, not for both.
+    const app = await testApp({ config: { gradebookCacheBytes: Math.max(sw, sp) + 16 } })
+    expect(Math.max(sw, sp) + 16).toBeLessThan(sw + sp)
+    expect((await app.api.get(whole, token)).status).toBe(200) // built, kept
+    expect((await app.api.get(core(page), token)).status).toBe(200) // built, kept: the whole one goes
+    const m0 = (await gradebookCacheCounts()).miss
+    expect((await app.api.get(whole, token)).status).toBe(200)
+    // With a cache per prefix, the whole overview would still be in /api/v1's (a hit).
+    expect((await gradebookCacheCounts()).miss).toBe(m0 + 1)
+  })
+})
+
 describe.skipIf(!usingExternalDb())('gradebook versions under concurrent writers (PostgreSQL)', () => {
   test('ten open transactions of one course raise its version without waiting for each other', async () => {
     const v0 = BigInt(await version())

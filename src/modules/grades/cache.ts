@@ -1,10 +1,11 @@
+import type { Deps } from '../../deps.ts'
 import { countGradebookCache } from '../../metrics.ts'
 
 /**
  * Serialised grade overviews by course, page and gradebook version (sql/030), least recently
  * used first out, bounded by bytes. An entry is only ever served for the version it was built
  * from: the version is read in the same snapshot as the request's data, so a hit is exactly what
- * a fresh build would write, on any instance. One per app (buildApp); GRADEBOOK_CACHE_MB = 0
+ * a fresh build would write, on any instance. One per app (`overviewCacheFor`); GRADEBOOK_CACHE_MB = 0
  * turns it off.
  */
 export interface CachedOverview {
@@ -69,4 +70,21 @@ export class OverviewCache {
   get size() {
     return { entries: this.entries.size, bytes: this.bytes }
   }
+}
+
+const caches = new WeakMap<Deps, OverviewCache | null>()
+
+/**
+ * The app's cache: its routes are mounted under two prefixes (`/api/v1`, `/core/api/v1`), and
+ * the route function runs for each, so the cache is kept per Deps (one per app) rather than made
+ * by the route: one GRADEBOOK_CACHE_MB in all, and a build through one prefix is a hit through
+ * the other. Null when GRADEBOOK_CACHE_MB is 0.
+ */
+export function overviewCacheFor(deps: Deps): OverviewCache | null {
+  let cache = caches.get(deps)
+  if (cache === undefined) {
+    cache = deps.config.gradebookCacheBytes > 0 ? new OverviewCache(deps.config.gradebookCacheBytes) : null
+    caches.set(deps, cache)
+  }
+  return cache
 }
