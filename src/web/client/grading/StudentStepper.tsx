@@ -1,4 +1,4 @@
-import { useEffect, useReducer, type ReactNode } from 'react'
+import { useEffect, useReducer, useRef, type ReactNode } from 'react'
 import { useSearchParams } from 'react-router'
 import { useT } from '../i18n/index.ts'
 import { NS } from '../manage/messages.ts'
@@ -52,6 +52,16 @@ export function StudentStepper({ entries, summary, children }: { entries: Steppe
   const selectedId = params.get('student') ?? entries[0]?.id ?? ''
   const index = Math.max(0, entries.findIndex((e) => e.id === selectedId))
   const current = entries[index]
+  // The chosen student stays in view in a long roster (it scrolls on its own).
+  const currentItem = useRef<HTMLButtonElement>(null)
+  useEffect(() => {
+    const el = currentItem.current
+    const list = el?.closest('ul')
+    if (!el || !list) return
+    const top = el.offsetTop - list.offsetTop
+    if (top < list.scrollTop) list.scrollTop = top
+    else if (top + el.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + el.offsetHeight - list.clientHeight
+  }, [index])
 
   function select(i: number) {
     const e = entries[i]
@@ -81,7 +91,13 @@ export function StudentStepper({ entries, summary, children }: { entries: Steppe
         <ul className="plain" data-testid="grading-roster">
           {entries.map((e, i) => (
             <li key={e.id}>
-              <button type="button" className="roster-item" aria-current={i === index ? 'true' : undefined} onClick={() => select(i)}>
+              <button
+                type="button"
+                className="roster-item"
+                ref={i === index ? currentItem : undefined}
+                aria-current={i === index ? 'true' : undefined}
+                onClick={() => select(i)}
+              >
                 <span className="roster-name">{e.name}</span> {e.badges}
                 {unsaved(e) && (
                   <>
