@@ -25,7 +25,8 @@ if (process.argv[2] === 'child') {
   let bytes = 0
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now()
-    const body = await overviewCsv(sql, courseId)
+    // Since issue 29.6 the export takes the time (Missing cells); an older tree's does not.
+    const body = await (overviewCsv.length >= 3 ? overviewCsv(sql, courseId, new Date()) : overviewCsv(sql, courseId))
     // What the route hands to Response: a string (old) or a Blob (new); both are sent whole.
     bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.size
     times.push(Math.round(performance.now() - t0))

@@ -101,7 +101,7 @@ if (mode === 'service') {
           }
           const course = await courseAccess(sql, courseId!, user, 'teacher')
           // The service's own body and cache (sql/030), as the route uses them.
-          const { body } = await grades.overviewBody(sql, course.id, paging(u), gradebookCache)
+          const { body } = await grades.overviewBody(sql, course.id, paging(u), new Date(), gradebookCache)
           return new Response(body, { headers: { 'content-type': 'application/json;charset=utf-8' } })
         }
         return new Response('not found', { status: 404 })

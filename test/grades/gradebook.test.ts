@@ -43,9 +43,9 @@ describe('gradebook columns and cells', () => {
     const r = await w.api.get(`/courses/${w.course.id}/grades/overview`, { token: w.teacher.token })
     expect([r.status, r.code]).toEqual([200, 0])
     expect(r.data.columns).toEqual([
-      { id: quiz.id, kind: 'TASK', title: 'Quiz 1', dueAt: null },
-      { id: homework.id, kind: 'TASK', title: 'Essay', dueAt: '2026-11-30T00:00:00.000Z' },
-      { id: experimentId, kind: 'EXPERIMENT', title: 'Lab', dueAt: '2026-12-01T00:00:00.000Z' },
+      { id: quiz.id, kind: 'TASK', taskKind: 'LEARNING', taskType: 'QUIZ', title: 'Quiz 1', dueAt: null },
+      { id: homework.id, kind: 'TASK', taskKind: 'HOMEWORK', taskType: 'MEDIA', title: 'Essay', dueAt: '2026-11-30T00:00:00.000Z' },
+      { id: experimentId, kind: 'EXPERIMENT', taskKind: null, taskType: null, title: 'Lab', dueAt: '2026-12-01T00:00:00.000Z' },
     ])
     expect(r.data.columns.map((c: any) => c.id)).not.toContain(material.id)
     const byName = Object.fromEntries(r.data.students.map((s: any) => [s.displayName, s]))
@@ -60,9 +60,11 @@ describe('gradebook columns and cells', () => {
     const res = await download(w, `/courses/${w.course.id}/grades/overview.csv`, w.teacher.token)
     expect(res.status).toBe(200)
     const lines = new TextDecoder().decode(res.bytes).replace(/^\uFEFF/, '').split('\r\n')
-    expect(lines[0]).toBe('User ID,Username,Display name,Submissions,Graded,Average score,Quiz 1: score,Essay: score,Lab: score,Lab: submitted at')
+    expect(lines[0]).toBe(
+      'User ID,Username,Display name,Submissions,Graded,Average score,Quiz 1: score,Essay: score,Lab: score,Lab: submitted at,Quiz 1: status,Essay: status,Lab: status',
+    )
     const alice = lines.find((l) => l.startsWith(w.student.id))!
-    expect(alice.split(',').slice(3)).toEqual(['2', '2', String(roundScore(90.25)), '90.5', '90', '', ''])
+    expect(alice.split(',').slice(3)).toEqual(['2', '2', String(roundScore(90.25)), '90.5', '90', '', '', 'Graded', 'Graded', ''])
     expect(roundScore(90.25)).toBe(90.3)
   })
 

@@ -83,11 +83,11 @@ describe('GET /courses/{courseId}/grades/overview', () => {
     const cells = (c: Record<string, number>) => c
     expect(res.data).toEqual({
       columns: [
-        { id: t.t1, kind: 'TASK', title: 'T1', dueAt: '2026-12-20T00:00:00.000Z' },
-        { id: t.t2, kind: 'TASK', title: 'T2', dueAt: '2026-12-20T00:00:00.000Z' },
-        { id: e.e1, kind: 'EXPERIMENT', title: '+SUM(A1)', dueAt: '2026-12-01T00:00:00.000Z' },
-        { id: e.e2, kind: 'EXPERIMENT', title: 'Circuit', dueAt: '2026-12-10T00:00:00.000Z' },
-        { id: e.e3, kind: 'EXPERIMENT', title: 'Optics', dueAt: '2026-12-20T00:00:00.000Z' },
+        { id: t.t1, kind: 'TASK', taskKind: 'HOMEWORK', taskType: 'MEDIA', title: 'T1', dueAt: '2026-12-20T00:00:00.000Z' },
+        { id: t.t2, kind: 'TASK', taskKind: 'HOMEWORK', taskType: 'MEDIA', title: 'T2', dueAt: '2026-12-20T00:00:00.000Z' },
+        { id: e.e1, kind: 'EXPERIMENT', taskKind: null, taskType: null, title: '+SUM(A1)', dueAt: '2026-12-01T00:00:00.000Z' },
+        { id: e.e2, kind: 'EXPERIMENT', taskKind: null, taskType: null, title: 'Circuit', dueAt: '2026-12-10T00:00:00.000Z' },
+        { id: e.e3, kind: 'EXPERIMENT', taskKind: null, taskType: null, title: 'Optics', dueAt: '2026-12-20T00:00:00.000Z' },
       ],
       students: [
         {
@@ -108,6 +108,9 @@ describe('GET /courses/{courseId}/grades/overview', () => {
             },
           ],
           cells: cells({}),
+          // Issue 29.6: why a cell has no score (nothing is past due at this time).
+          status: { [e.e2!]: 'NOT_GRADED' },
+          late: [],
         },
         {
           ...who(alice),
@@ -128,8 +131,10 @@ describe('GET /courses/{courseId}/grades/overview', () => {
           ],
           // T1's newest answer is ungraded (the older graded one does not count).
           cells: cells({ [t.t2!]: 90, [e.e1!]: 80 }),
+          status: { [t.t1!]: 'NOT_GRADED' },
+          late: [],
         },
-        { ...who(chen), displayName: 'Chen, 陈', submissionCount: 0, gradedCount: 0, averageScore: null, experiments: [], cells: cells({}) },
+        { ...who(chen), displayName: 'Chen, 陈', submissionCount: 0, gradedCount: 0, averageScore: null, experiments: [], cells: cells({}), status: {}, late: [] },
       ],
       total: 3,
       page: 1,
@@ -190,10 +195,12 @@ describe('GET /courses/{courseId}/grades/overview.csv', () => {
     const lines = text.slice(1).split('\r\n')
     expect(lines.pop()).toBe('')
     expect(lines).toEqual([
-      "User ID,Username,Display name,Submissions,Graded,Average score,T1: score,T2: score,'+SUM(A1): score,'+SUM(A1): submitted at,Circuit: score,Circuit: submitted at,Optics: score,Optics: submitted at",
-      `${mallory.id},${mallory.username},"'=HYPERLINK(""http://evil"",""x"")",1,0,,,,,,,${sub.malloryE2!.submittedAt},,`,
-      `${alice.id},${alice.username},Alice,3,2,85,,90,80,${sub.aliceE1!.submittedAt},,,,`,
-      `${chen.id},${chen.username},"Chen, 陈",0,0,,,,,,,,,`,
+      "User ID,Username,Display name,Submissions,Graded,Average score,T1: score,T2: score,'+SUM(A1): score,'+SUM(A1): submitted at,Circuit: score,Circuit: submitted at,Optics: score,Optics: submitted at," +
+        // Issue 29.6: one status column per gradebook column, after the earlier ones.
+        "T1: status,T2: status,'+SUM(A1): status,Circuit: status,Optics: status",
+      `${mallory.id},${mallory.username},"'=HYPERLINK(""http://evil"",""x"")",1,0,,,,,,,${sub.malloryE2!.submittedAt},,,,,,Not graded,`,
+      `${alice.id},${alice.username},Alice,3,2,85,,90,80,${sub.aliceE1!.submittedAt},,,,,Not graded,Graded,Graded,,`,
+      `${chen.id},${chen.username},"Chen, 陈",0,0,,,,,,,,,,,,,,`,
     ])
   })
 
@@ -201,8 +208,8 @@ describe('GET /courses/{courseId}/grades/overview.csv', () => {
   // size gives the same file, the header once, every student once, in order.
   test('chunks of students give the same file as one chunk', async () => {
     const { overviewCsv } = await import('../../src/modules/grades/service.ts')
-    const whole = await (await overviewCsv(ctx.deps.sql, w.course.id, 1000)).text()
-    for (const size of [1, 2, 3]) expect(await (await overviewCsv(ctx.deps.sql, w.course.id, size)).text()).toBe(whole)
+    const whole = await (await overviewCsv(ctx.deps.sql, w.course.id, ctx.deps.clock.now(), 1000)).text()
+    for (const size of [1, 2, 3]) expect(await (await overviewCsv(ctx.deps.sql, w.course.id, ctx.deps.clock.now(), size)).text()).toBe(whole)
     expect(whole.split('\r\n')).toHaveLength(5)
   })
 

@@ -22,7 +22,7 @@ const version = async () => (await w.deps.sql<{ v: string }[]>`select coalesce(s
 
 /** What a build without any cache answers now. */
 async function fresh(paging = {}) {
-  const { columns, students, total, page, pageSize } = await service.overview(w.deps.sql, w.course.id, paging)
+  const { columns, students, total, page, pageSize } = await service.overview(w.deps.sql, w.course.id, w.deps.clock.now(), paging)
   return JSON.parse(JSON.stringify({ columns, students, total, page, pageSize }))
 }
 
@@ -205,12 +205,12 @@ describe('grade overview cache: what it answers', () => {
     let builds = 0
     // A slow build (as a 2,000-student course's is), so that the eight requests overlap.
     const slow = async () => void (builds++, await Bun.sleep(100)) // the scenario: a slow build
-    const bodies = await Promise.all(Array.from({ length: 8 }, () => service.overviewBody(w.deps.sql, w.course.id, {}, cache, slow)))
+    const bodies = await Promise.all(Array.from({ length: 8 }, () => service.overviewBody(w.deps.sql, w.course.id, {}, w.deps.clock.now(), cache, slow)))
     expect(builds).toBe(1)
     expect(new Set(bodies.map((b) => b.etag)).size).toBe(1)
     // Nothing cached after a change: built again, once.
     await w.api.patch(`${w.base}/tasks/${homework.id}`, { token: w.teacher.token, json: { title: 'Essay, once more' } })
-    const again = await Promise.all(Array.from({ length: 8 }, () => service.overviewBody(w.deps.sql, w.course.id, {}, cache, slow)))
+    const again = await Promise.all(Array.from({ length: 8 }, () => service.overviewBody(w.deps.sql, w.course.id, {}, w.deps.clock.now(), cache, slow)))
     expect(builds).toBe(2)
     expect(new TextDecoder().decode(again[7]!.body)).toContain('Essay, once more')
   })
@@ -286,24 +286,24 @@ describe.skipIf(!usingExternalDb())('gradebook versions under concurrent writers
 })
 
 describe('OverviewCache', () => {
-  const entry = (version: string, n: number) => ({ version, body: new Uint8Array(n), etag: `"${version}"` })
+  const entry = (version: string, n: number) => ({ version, body: new Uint8Array(n), etag: `"${version}"`, after: -Infinity, until: Infinity })
   test('serves an entry only for its version', () => {
     const c = new OverviewCache(1000)
     c.set('a', entry('1', 10))
-    expect(c.get('a', '1')?.etag).toBe('"1"')
-    expect(c.get('a', '2')).toBeUndefined()
+    expect(c.get('a', '1', 0)?.etag).toBe('"1"')
+    expect(c.get('a', '2', 0)).toBeUndefined()
   })
   test('keeps within its bytes, dropping the least recently used first', () => {
     const c = new OverviewCache(100)
     c.set('a', entry('1', 40))
     c.set('b', entry('1', 40))
-    c.get('a', '1')
+    c.get('a', '1', 0)
     c.set('c', entry('1', 40))
-    expect([c.get('a', '1'), c.get('b', '1'), c.get('c', '1')].map(Boolean)).toEqual([true, false, true])
+    expect([c.get('a', '1', 0), c.get('b', '1', 0), c.get('c', '1', 0)].map(Boolean)).toEqual([true, false, true])
     expect(c.size).toEqual({ entries: 2, bytes: 80 })
     c.set('a', entry('2', 30))
     expect(c.size).toEqual({ entries: 2, bytes: 70 })
     c.set('big', entry('1', 101))
-    expect(c.get('big', '1')).toBeUndefined()
+    expect(c.get('big', '1', 0)).toBeUndefined()
   })
 })

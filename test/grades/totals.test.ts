@@ -68,6 +68,20 @@ async function taskScoresCached(sql: Sql, courseId: string) {
     select student_id, task_scores from grade_totals where course_id = ${courseId}`
   return rows.flatMap((r) => Object.entries(r.task_scores).map(([task, score]) => [r.student_id, task, score] as const)).sort(byKey)
 }
+/** The gradebook's hand-in times (sql/041): (student, task, epoch ms) of every newest homework/quiz submission. */
+async function taskSubmittedFromScratch(sql: Sql, courseId: string) {
+  const rows = await sql<{ student_id: string; task_id: string; submitted_at: Date }[]>`
+    select n.student_id, n.task_id, n.submitted_at
+      from (select distinct on (task_id, student_id) student_id, task_id, submitted_at from learning_submissions
+             where course_id = ${courseId} order by task_id, student_id, submitted_at desc, id desc) n
+      join learning_tasks t on t.id = n.task_id and (t.task_kind = 'HOMEWORK' or t.task_type = 'QUIZ')`
+  return rows.map((r) => [r.student_id, r.task_id, r.submitted_at.getTime()] as const).sort(byKey)
+}
+async function taskSubmittedCached(sql: Sql, courseId: string) {
+  const rows = await sql<{ student_id: string; task_submitted: Record<string, number> }[]>`
+    select student_id, task_submitted from grade_totals where course_id = ${courseId}`
+  return rows.flatMap((r) => Object.entries(r.task_submitted).map(([task, at]) => [r.student_id, task, at] as const)).sort(byKey)
+}
 const byKey = (a: readonly [string, string, number], b: readonly [string, string, number]) =>
   a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1
 
@@ -139,6 +153,7 @@ describe('grade totals cache', async () => {
       expect(await cached(sql, course.id)).toEqual(await fromScratch(sql, course.id))
       expect(await learningCached(sql, course.id)).toEqual(await learningFromScratch(sql, course.id))
       expect(await taskScoresCached(sql, course.id)).toEqual(await taskScoresFromScratch(sql, course.id))
+      expect(await taskSubmittedCached(sql, course.id)).toEqual(await taskSubmittedFromScratch(sql, course.id))
     }
     expect(learning.length).toBeGreaterThan(10)
 
@@ -147,6 +162,7 @@ describe('grade totals cache', async () => {
     await sql`delete from experiments where id = ${experiments[0]!}`
     expect(await cached(sql, course.id)).toEqual(await fromScratch(sql, course.id))
     expect(await taskScoresCached(sql, course.id)).toEqual(await taskScoresFromScratch(sql, course.id))
+    expect(await taskSubmittedCached(sql, course.id)).toEqual(await taskSubmittedFromScratch(sql, course.id))
   })
 
   test('bulk statements: one insert of many rows, one update of many rows', async () => {

@@ -14,7 +14,18 @@ export interface CachedOverview {
   body: Uint8Array<ArrayBuffer>
   /** Strong validator of `body` (a hash of it): the ETag. */
   etag: string
+  /**
+   * The span of time (epoch ms) the body holds for: a cell turns MISSING when its column's due
+   * time passes, with no write. From the latest due time already past at the build (exclusive)
+   * to the next one (inclusive, src/lib/due.ts: overdue from due + 1 ms); unbounded ends are
+   * ±Infinity.
+   */
+  after: number
+  until: number
 }
+
+/** Whether `entry` was built in the same due-time span as `now` (see `CachedOverview.after`). */
+export const holdsAt = (entry: Pick<CachedOverview, 'after' | 'until'>, now: number) => now > entry.after && now <= entry.until
 
 export class OverviewCache {
   private readonly entries = new Map<string, CachedOverview>()
@@ -23,9 +34,9 @@ export class OverviewCache {
 
   constructor(private readonly maxBytes: number) {}
 
-  get(key: string, version: string): CachedOverview | undefined {
+  get(key: string, version: string, now: number): CachedOverview | undefined {
     const entry = this.entries.get(key)
-    if (!entry || entry.version !== version) {
+    if (!entry || entry.version !== version || !holdsAt(entry, now)) {
       countGradebookCache('miss')
       return undefined
     }

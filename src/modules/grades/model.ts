@@ -14,6 +14,8 @@ export const ExperimentGrade = z
   })
   .meta({ id: 'ExperimentGrade' })
 
+export const CellStatus = z.enum(['NOT_GRADED', 'MISSING']).meta({ id: 'GradeCellStatus' })
+
 export const StudentGrades = z
   .object({
     userId: Uuid,
@@ -29,6 +31,18 @@ export const StudentGrades = z
         description:
           'The gradebook row: column id of `columns` → the score of the newest submission. Sparse: a column whose newest submission is missing or not graded yet has no key (read it as no score). Shown rounded to one decimal, half up, as in the CSV.',
       }),
+    status: z
+      .record(z.string(), CellStatus)
+      .meta({
+        description:
+          'Why a cell has no score, per column id: NOT_GRADED (handed in, no score yet), MISSING (nothing handed in and the due time has passed, at request time). Sparse: a cell with a score in `cells` is graded; a column in neither map has nothing handed in and is not past due (or has no due time).',
+      }),
+    late: z
+      .array(Uuid)
+      .meta({
+        description:
+          "Column ids whose newest submission was handed in after the column's current due time (src/lib/due.ts: exactly at the due time is on time), graded or not.",
+      }),
   })
   .meta({ id: 'StudentGrades' })
 
@@ -36,6 +50,8 @@ export const GradeColumn = z
   .object({
     id: Uuid.meta({ description: 'The task or experiment id; the key of `cells`.' }),
     kind: z.enum(['TASK', 'EXPERIMENT']),
+    taskKind: z.enum(['LEARNING', 'HOMEWORK']).nullable().meta({ description: 'Tasks: HOMEWORK or LEARNING (a quiz in the learning path); null for experiments.' }),
+    taskType: z.enum(['MEDIA', 'QUIZ']).nullable().meta({ description: 'Tasks: QUIZ or MEDIA (handed-in text); null for experiments.' }),
     title: z.string(),
     dueAt: IsoDateTime.nullable(),
   })

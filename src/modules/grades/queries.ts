@@ -11,6 +11,8 @@ export interface StudentTotalsRow {
   average_score: string | null
   /** Task id → score of the newest submission, for the graded ones (sql/029). */
   task_scores: Record<string, number>
+  /** Task id → when the newest submission was handed in (epoch ms), graded or not (sql/041). */
+  task_submitted: Record<string, number>
   /** Students of the whole (unpaged) list. */
   total: number
 }
@@ -34,6 +36,7 @@ export function studentTotalsQuery(sql: TxSql, courseId: string, window: RowWind
            case when g.task_graded + g.lab_graded > 0
                 then round((g.task_score_sum + g.lab_score_sum) / (g.task_graded + g.lab_graded), 2) end as average_score,
            coalesce(g.task_scores, '{}') as task_scores,
+           coalesce(g.task_submitted, '{}') as task_submitted,
            coalesce((select cc.students from course_counters cc where cc.course_id = ${courseId}), 0) as total
       from ${roster(sql, courseId, null, window)} m
       left join grade_totals g on g.course_id = ${courseId} and g.student_id = m.user_id
@@ -72,8 +75,8 @@ export async function courseExperiments(sql: TxSql, courseId: string) {
 
 /** The gradebook's task columns: homework and quizzes (what students hand in), in course order. */
 export async function gradedTasks(sql: TxSql, courseId: string) {
-  return sql<{ id: string; title: string; due_at: Date | null }[]>`
-    select t.id, t.title, t.due_at
+  return sql<{ id: string; title: string; due_at: Date | null; task_kind: 'LEARNING' | 'HOMEWORK'; task_type: 'MEDIA' | 'QUIZ' }[]>`
+    select t.id, t.title, t.due_at, t.task_kind, t.task_type
       from learning_tasks t
       join knowledge_points p on p.id = t.point_id
       join learning_units lu on lu.id = p.unit_id

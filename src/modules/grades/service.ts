@@ -5,7 +5,8 @@ import { csvRows, toCsv, type CsvValue } from './csv.ts'
 import * as q from './queries.ts'
 import { windowOf, type OptionalPageQuery, type RowWindow } from '../../http/pagination.ts'
 import { countStudents } from '../learning/submission-queries.ts'
-import type { CachedOverview, OverviewCache } from './cache.ts'
+import { holdsAt, type CachedOverview, type OverviewCache } from './cache.ts'
+import { isLate } from '../../lib/due.ts'
 
 type ExperimentGrade = {
   experimentId: string
@@ -34,10 +35,34 @@ async function load(tx: TxSql, courseId: string, window: RowWindow) {
 
 const SNAPSHOT = 'isolation level repeatable read read only'
 
-export type GradeColumn = { id: string; kind: 'TASK' | 'EXPERIMENT'; title: string; dueAt: string | null }
+export type GradeColumn = {
+  id: string
+  kind: 'TASK' | 'EXPERIMENT'
+  taskKind: 'LEARNING' | 'HOMEWORK' | null
+  taskType: 'MEDIA' | 'QUIZ' | null
+  title: string
+  dueAt: string | null
+}
+export type CellStatus = 'NOT_GRADED' | 'MISSING'
 
-export async function overview(sql: Sql, courseId: string, paging: OptionalPageQuery = {}) {
-  return sql.begin(SNAPSHOT, (tx) => build(tx, courseId, paging))
+export async function overview(sql: Sql, courseId: string, now: Date, paging: OptionalPageQuery = {}) {
+  return sql.begin(SNAPSHOT, (tx) => build(tx, courseId, paging, now))
+}
+
+/**
+ * The span of time around `now` in which no column's due time passes (see
+ * `CachedOverview.after`): the MISSING cells of a build hold exactly within it.
+ */
+function dueSpan(columns: GradeColumn[], now: Date) {
+  let after = -Infinity
+  let until = Infinity
+  for (const c of columns) {
+    if (!c.dueAt) continue
+    const due = Date.parse(c.dueAt)
+    if (isLate(now, due)) after = Math.max(after, due)
+    else until = Math.min(until, due)
+  }
+  return { after, until }
 }
 
 /**
@@ -50,6 +75,7 @@ export async function overviewBody(
   sql: Sql,
   courseId: string,
   paging: OptionalPageQuery,
+  now: Date,
   cache: OverviewCache | null,
   check?: (data: unknown) => void | Promise<void>,
 ): Promise<CachedOverview> {
@@ -57,7 +83,9 @@ export async function overviewBody(
   const key = `${courseId}:${w.page}:${w.pageSize}`
   const outcome = await sql.begin(SNAPSHOT, async (tx): Promise<CachedOverview | { wait: Promise<CachedOverview> }> => {
     const version = await q.gradebookVersion(tx, courseId)
-    const hit = cache?.get(key, version)
+    // A hit must be of this version and of the span between due times `now` is in (a cell
+    // turns MISSING as a due time passes, without any write).
+    const hit = cache?.get(key, version, now.getTime())
     if (hit) return hit
     // Requests that miss the same version together (after a change) wait for one build, the
     // same version being the same data whichever snapshot builds it; they wait outside their
@@ -65,28 +93,31 @@ export async function overviewBody(
     const pending = cache?.building(key, version)
     if (pending) return { wait: pending }
     const made = (async () => {
-      const { columns, students, total, page, pageSize } = await build(tx, courseId, paging)
+      const { columns, students, total, page, pageSize } = await build(tx, courseId, paging, now)
       const data = { columns, students, total, page, pageSize }
       await check?.(data)
       const body = new TextEncoder().encode(JSON.stringify(ok(data)))
-      return { version, body, etag: `"${Bun.hash(body).toString(36)}"` }
+      return { version, body, etag: `"${Bun.hash(body).toString(36)}"`, ...dueSpan(columns, now) }
     })()
     cache?.track(key, version, made)
     const entry = await made
     cache?.set(key, entry)
     return entry
   })
-  return 'wait' in outcome ? outcome.wait : outcome
+  if (!('wait' in outcome)) return outcome
+  // Another request's build of the same version: right unless a due time passed in between.
+  const shared = await outcome.wait
+  return holdsAt(shared, now.getTime()) ? shared : overviewBody(sql, courseId, paging, now, null, check)
 }
 
-async function build(tx: TxSql, courseId: string, paging: OptionalPageQuery) {
+async function build(tx: TxSql, courseId: string, paging: OptionalPageQuery, now: Date) {
   const { window, page, pageSize } = windowOf(paging)
-  return { ...(await buildWindow(tx, courseId, window)), page, pageSize }
+  return { ...(await buildWindow(tx, courseId, window, now)), page, pageSize }
 }
 
-async function buildWindow(tx: TxSql, courseId: string, window: RowWindow) {
+async function buildWindow(tx: TxSql, courseId: string, window: RowWindow, now: Date) {
   const { totals, grades, experiments, tasks, total } = await load(tx, courseId, window)
-  const { columns, toStudent } = gradebook(tasks, experiments, grades)
+  const { columns, toStudent } = gradebook(tasks, experiments, grades, now)
   return { columns, students: totals.map(toStudent), experiments, total }
 }
 
@@ -95,12 +126,16 @@ function gradebook(
   tasks: Awaited<ReturnType<typeof q.gradedTasks>>,
   experiments: Awaited<ReturnType<typeof q.courseExperiments>>,
   grades: q.ExperimentGradeRow[],
+  now: Date,
 ) {
   // Gradebook columns: homework/quizzes in course order, then experiments by due date.
   const columns: GradeColumn[] = [
-    ...tasks.map((t) => ({ id: t.id, kind: 'TASK' as const, title: t.title, dueAt: iso(t.due_at) })),
-    ...experiments.map((e) => ({ id: e.id, kind: 'EXPERIMENT' as const, title: e.title, dueAt: iso(e.due_at) })),
+    ...tasks.map((t) => ({ id: t.id, kind: 'TASK' as const, taskKind: t.task_kind, taskType: t.task_type, title: t.title, dueAt: iso(t.due_at) })),
+    ...experiments.map((e) => ({ id: e.id, kind: 'EXPERIMENT' as const, taskKind: null, taskType: null, title: e.title, dueAt: iso(e.due_at) })),
   ]
+  // Per column: its due time (ms, or null) and whether it has passed at `now` (src/lib/due.ts).
+  const dueOf = new Map<string, number | null>([...tasks.map((t) => [t.id, t.due_at?.getTime() ?? null] as const), ...experiments.map((e) => [e.id, e.due_at.getTime()] as const)])
+  const pastDue = new Set(columns.filter((c) => isLate(now, dueOf.get(c.id))).map((c) => c.id))
   // A student's experiments by due date: the position of each experiment in `experiments`.
   const experimentAt = new Map(experiments.map((e, i) => [e.id, i]))
   const byStudent = new Map<string, { at: number; grade: ExperimentGrade }[]>()
@@ -129,6 +164,27 @@ function gradebook(
     const cells: Record<string, number> = {}
     for (const taskId in t.task_scores) if (taskColumn.has(taskId)) cells[taskId] = t.task_scores[taskId]!
     for (const g of graded) if (g.grade.score !== null) cells[g.grade.experimentId] = g.grade.score
+    // Why a cell has no score, and which newest submissions came after the due time: sparse,
+    // as the cells (a course's cells are mostly graded or not yet due).
+    const status: Record<string, CellStatus> = {}
+    const late: string[] = []
+    const handedIn = (id: string, at: number) => {
+      if (!(id in cells)) status[id] = 'NOT_GRADED'
+      if (isLate(at, dueOf.get(id))) late.push(id)
+    }
+    for (const c of columns) {
+      if (c.kind === 'TASK') {
+        const at = t.task_submitted[c.id]
+        if (at != null) handedIn(c.id, at)
+        else if (pastDue.has(c.id)) status[c.id] = 'MISSING'
+      }
+    }
+    const submittedExperiments = new Set<string>()
+    for (const g of graded) {
+      submittedExperiments.add(g.grade.experimentId)
+      handedIn(g.grade.experimentId, Date.parse(g.grade.submittedAt))
+    }
+    for (const e of experiments) if (!submittedExperiments.has(e.id) && pastDue.has(e.id)) status[e.id] = 'MISSING'
     return {
       userId: t.user_id,
       username: t.username,
@@ -138,6 +194,8 @@ function gradebook(
       averageScore: num(t.average_score),
       experiments: graded.map((g) => g.grade),
       cells,
+      status,
+      late,
     }
   }
   return { columns, toStudent }
@@ -146,7 +204,8 @@ function gradebook(
 /**
  * The overview as a spreadsheet: one row per student; after the totals, one score column per
  * homework/quiz (course order), then two columns per experiment of the course (score of the
- * newest submission, and when it was submitted). A submitted but ungraded experiment has a time
+ * newest submission, and when it was submitted), then one status column per gradebook column
+ * (`statusLabel`, at `now`). A submitted but ungraded experiment has a time
  * and an empty score; not submitted, both empty. Scores are rounded by `roundScore`, the rule
  * the grade table on screen uses, so the file and the screen agree.
  */
@@ -158,18 +217,20 @@ export const CSV_CHUNK = 2000
  * every student's objects at once and grew RSS by 134-164 MB): the students come through a
  * cursor of one query; what is kept is the CSV text, as parts of a Blob, not one joined string.
  */
-export async function overviewCsv(sql: Sql, courseId: string, chunk = CSV_CHUNK): Promise<Blob> {
+export async function overviewCsv(sql: Sql, courseId: string, now: Date, chunk = CSV_CHUNK): Promise<Blob> {
   return sql.begin(SNAPSHOT, async (tx) => {
     const [tasks, experiments, grades] = await Promise.all([
       q.gradedTasks(tx, courseId),
       q.courseExperiments(tx, courseId),
       q.newestExperimentSubmissions(tx, courseId),
     ])
-    const { columns, toStudent } = gradebook(tasks, experiments, grades)
+    const { columns, toStudent } = gradebook(tasks, experiments, grades, now)
     const taskColumns = columns.filter((c) => c.kind === 'TASK')
     const header: CsvValue[] = ['User ID', 'Username', 'Display name', 'Submissions', 'Graded', 'Average score']
     for (const t of taskColumns) header.push(`${t.title}: score`)
     for (const e of experiments) header.push(`${e.title}: score`, `${e.title}: submitted at`)
+    // Added after every earlier column (issue 29.6), so files read by position keep working.
+    for (const c of columns) header.push(`${c.title}: status`)
     const parts: string[] = [toCsv([header])]
     // The whole result is read: plan for all rows, not for a fast first tenth (a cursor's default).
     await tx`set local cursor_tuple_fraction = 1`
@@ -184,12 +245,24 @@ export async function overviewCsv(sql: Sql, courseId: string, chunk = CSV_CHUNK)
           const g = byExperiment.get(e.id)
           row.push(roundScore(g?.score), g?.submittedAt)
         }
+        const late = new Set(s.late)
+        for (const c of columns) row.push(statusLabel(c.id in s.cells, s.status[c.id], late.has(c.id)))
         rows.push(row)
       }
       parts.push(csvRows(rows))
     }
     return new Blob(parts, { type: 'text/csv; charset=utf-8' })
   })
+}
+
+/**
+ * A cell's status in the CSV, in English like the headers: Graded, Not graded, Missing, with
+ * ", late" for work handed in after the due time; empty when nothing is handed in and the
+ * due time has not passed (or there is none).
+ */
+export function statusLabel(scored: boolean, status: CellStatus | undefined, late: boolean): string {
+  const base = scored ? 'Graded' : status === 'NOT_GRADED' ? 'Not graded' : status === 'MISSING' ? 'Missing' : ''
+  return late && base ? `${base}, late` : base
 }
 
 /** `grades-<course title>-<YYYY-MM-DD>.csv`, with characters file systems dislike replaced. */

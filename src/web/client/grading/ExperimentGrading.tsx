@@ -1,41 +1,124 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useMemo } from 'react'
 import { api, API_BASE } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { NS } from '../manage/messages.ts'
-import { keys, useExperimentSubmissions } from '../queries.ts'
-import type { ExperimentSubmission } from '../types.ts'
+import { keys, useExperimentSubmissions, useExperiments, useMembers } from '../queries.ts'
+import type { ExperimentSubmission, Member } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
-import { Empty, QueryView } from '../ui/Notice.tsx'
+import { FilePreview } from '../ui/FilePreview.tsx'
+import { Empty, ErrorNotice, Loading } from '../ui/Notice.tsx'
 import { RichText } from '../ui/RichText.tsx'
-import { formatBytes, formatScore, Time } from '../ui/time.tsx'
+import { formatBytes, formatDateTime, formatScore, Time } from '../ui/time.tsx'
+import { isPastDue, useSecondNow } from '../teaching/clock.ts'
 import { GradeForm } from './GradeForm.tsx'
+import { StudentStepper, type StepperEntry } from './StudentStepper.tsx'
 
 export const submissionFileUrl = (s: { id: string; fileUrl?: string | null }) => s.fileUrl ?? `${API_BASE}/submissions/${s.id}/file`
 
-/** Every submission of an experiment, newest first, each with its download and a grade form. */
+interface Row {
+  member: Member
+  /** Newest first; empty when the student has not submitted. */
+  attempts: ExperimentSubmission[]
+}
+
+/** Every student of the course: submitted (newest first), then not submitted (by name). */
+function roster(members: Member[], subs: ExperimentSubmission[]): Row[] {
+  const byStudent = new Map<string, ExperimentSubmission[]>()
+  for (const s of subs) byStudent.set(s.student.id, [...(byStudent.get(s.student.id) ?? []), s])
+  const rows = members.filter((m) => m.role === 'STUDENT').map((member) => ({ member, attempts: byStudent.get(member.userId) ?? [] }))
+  const name = (m: Member) => m.displayName || m.username
+  const submitted = rows.filter((r) => r.attempts.length).sort((a, b) => b.attempts[0]!.submittedAt.localeCompare(a.attempts[0]!.submittedAt))
+  const missing = rows.filter((r) => !r.attempts.length).sort((a, b) => name(a.member).localeCompare(name(b.member)))
+  return [...submitted, ...missing]
+}
+
+/**
+ * An experiment graded one student at a time (issue 29.8), as quizzes are: the roster with
+ * Previous/Next, the newest file previewed in the page (pictures, audio, video; others as a
+ * download), the note, the grade form; earlier attempts folded away.
+ */
 export function ExperimentGrading({ experimentId, courseId }: { experimentId: string; courseId: string }) {
   const { t } = useT(NS)
   const subs = useExperimentSubmissions(experimentId)
+  const members = useMembers(courseId)
+  const experiments = useExperiments(courseId)
+  const dueAt = experiments.data?.find((e) => e.id === experimentId)?.dueAt ?? null
+  const rows = useMemo(() => (subs.data && members.data ? roster(members.data, subs.data) : []), [subs.data, members.data])
+  const now = useSecondNow()
+
+  if (subs.isPending || members.isPending) return <Loading label={t('grading.loading')} />
+  if (subs.error || members.error)
+    return (
+      <ErrorNotice
+        error={subs.error ?? members.error}
+        onRetry={() => {
+          void subs.refetch()
+          void members.refetch()
+        }}
+      />
+    )
+  if (!rows.length) return <Empty>{t('grading.noStudents')}</Empty>
+
+  const byId = new Map(rows.map((r) => [r.member.userId, r]))
+  const entries: StepperEntry[] = rows.map(({ member, attempts }) => {
+    const newest = attempts[0]
+    return {
+      id: member.userId,
+      name: member.displayName || member.username,
+      submissionId: newest?.id ?? null,
+      badges: !newest ? (
+        dueAt && isPastDue(dueAt, now) ? <Badge tone="danger">{t('grading.missing')}</Badge> : <Badge>{t('grading.notSubmitted')}</Badge>
+      ) : (
+        <>
+          {newest.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
+          {newest.gradedAt ? <Badge tone="ok">{t('grading.graded', { score: formatScore(newest.score) })}</Badge> : <Badge tone="info">{t('grading.needsGrading')}</Badge>}
+        </>
+      ),
+    }
+  })
+  const submitted = rows.filter((r) => r.attempts.length)
+  const counts = {
+    submitted: submitted.length,
+    total: rows.length,
+    late: submitted.filter((r) => r.attempts[0]!.late).length,
+    graded: submitted.filter((r) => r.attempts[0]!.gradedAt).length,
+  }
+
   return (
-    <QueryView query={subs} loading={t('grading.loading')}>
-      {(list) =>
-        list.length === 0 ? (
-          <Empty>{t('grading.noSubmissions')}</Empty>
-        ) : (
-          <ul className="plain stack">
-            {list.map((s) => (
-              <li key={s.id} className="submission">
-                <ExperimentSubmissionItem s={s} courseId={courseId} />
-              </li>
-            ))}
-          </ul>
+    <StudentStepper entries={entries} summary={t('grading.summary', counts)}>
+      {(e) => {
+        const r = byId.get(e.id)!
+        const [newest, ...earlier] = r.attempts
+        if (!newest) return <Empty>{t('grading.nothingYet')}</Empty>
+        return (
+          <>
+            <ExperimentSubmissionItem key={newest.id} s={newest} courseId={courseId} attempts={r.attempts.length} />
+            {earlier.length > 0 && (
+              <details className="earlier-attempts">
+                <summary>{t('grading.earlier', { count: earlier.length })}</summary>
+                <ul className="plain stack">
+                  {earlier.map((s) => (
+                    <li key={s.id} className="submission">
+                      <p className="submission-head">
+                        {t('grading.attemptAt', { when: formatDateTime(s.submittedAt) })} {s.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
+                        {s.gradedAt && <Badge tone="ok">{t('grading.graded', { score: formatScore(s.score) })}</Badge>}
+                      </p>
+                      <FilePreview url={submissionFileUrl(s)} name={s.fileName} contentType={s.contentType} meta={`(${formatBytes(s.fileSize)})`} />
+                      {s.note && <p className="note">{t('grading.note', { note: s.note })}</p>}
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            )}
+          </>
         )
-      }
-    </QueryView>
+      }}
+    </StudentStepper>
   )
 }
 
-function ExperimentSubmissionItem({ s, courseId }: { s: ExperimentSubmission; courseId: string }) {
+function ExperimentSubmissionItem({ s, courseId, attempts }: { s: ExperimentSubmission; courseId: string; attempts: number }) {
   const { t } = useT(NS)
   const queryClient = useQueryClient()
   const grade = useMutation({
@@ -47,20 +130,18 @@ function ExperimentSubmissionItem({ s, courseId }: { s: ExperimentSubmission; co
   })
   const who = s.student.displayName || s.student.username
   return (
-    <>
+    <div className="submission" data-testid="experiment-submission">
       <p className="submission-head">
-        <strong>{who}</strong> · <Time iso={s.submittedAt} /> {s.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
+        <Time iso={s.submittedAt} /> {s.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
         {s.gradedAt ? <Badge tone="ok">{t('grading.graded', { score: formatScore(s.score) })}</Badge> : <Badge tone="info">{t('grading.notGraded')}</Badge>}
+        {attempts > 1 && <span className="meta"> · {t('grading.attempts', { count: attempts })}</span>}
       </p>
-      <p>
-        <a href={submissionFileUrl(s)} download>
-          {t('grading.experimentFile', { name: s.fileName })}
-        </a>{' '}
-        <span className="meta">({formatBytes(s.fileSize)})</span>
-      </p>
+      {/* The newest file in the page (issue 29.8: was download-only). */}
+      <FilePreview url={submissionFileUrl(s)} name={s.fileName} contentType={s.contentType} meta={`(${formatBytes(s.fileSize)})`} open />
       {s.note && <p className="note">{t('grading.note', { note: s.note })}</p>}
       {s.feedback && <RichText html={s.feedback} />}
       <GradeForm
+        submissionId={s.id}
         who={who}
         initialScore={s.score}
         initialFeedback={s.feedback}
@@ -69,6 +150,6 @@ function ExperimentSubmissionItem({ s, courseId }: { s: ExperimentSubmission; co
         error={grade.error}
         saved={grade.isSuccess}
       />
-    </>
+    </div>
   )
 }

@@ -1,13 +1,15 @@
-import { useState, type FormEvent } from 'react'
+import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { fieldErrors } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { NS } from '../manage/messages.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { TextField } from '../ui/form.tsx'
+import { useGradeDraft } from './useGradeDraft.ts'
 
-/** Score (0-100, decimals allowed) and rich-text feedback; `save` performs the PATCH. */
+/** Score (0-100, decimals allowed) and rich-text feedback; `save` performs the PATCH. Unsaved input stays a draft per submission. */
 export function GradeForm({
+  submissionId,
   initialScore,
   initialFeedback,
   save,
@@ -16,6 +18,7 @@ export function GradeForm({
   saved,
   who,
 }: {
+  submissionId: string
   initialScore: number | null
   initialFeedback: string | null
   save: (body: { score: number; feedback?: string }) => void
@@ -25,14 +28,23 @@ export function GradeForm({
   who: string
 }) {
   const { t } = useT(NS)
-  const [score, setScore] = useState(initialScore == null ? '' : String(initialScore))
-  const [feedback, setFeedback] = useState(initialFeedback ?? '')
+  const draft = useGradeDraft(submissionId, { score: initialScore == null ? '' : String(initialScore), feedback: initialFeedback ?? '' })
+  const { score, feedback } = draft.value
+  const setScore = (v: string) => draft.set((d) => ({ ...d, score: v }))
+  const setFeedback = (v: string) => draft.set((d) => ({ ...d, feedback: v }))
   const [err, setErr] = useState<string>()
+  const sent = useRef(draft.value)
+  useEffect(() => {
+    if (saved) draft.markSaved(sent.current)
+    // Only when a save completes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [saved])
   function submit(e: FormEvent) {
     e.preventDefault()
     const n = Number(score)
     if (score.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) return setErr(t('form.scoreRange'))
     setErr(undefined)
+    sent.current = draft.value
     save({ score: n, ...(feedback ? { feedback } : {}) })
   }
   const server = fieldErrors(error)
@@ -56,10 +68,15 @@ export function GradeForm({
       <button type="submit" className="btn btn-primary" disabled={pending}>
         {pending ? t('form.saving') : t('form.save')}
       </button>
-      {saved && (
+      {saved && !draft.dirty && (
         <span className="saved" role="status">
           {t('form.saved')}
         </span>
+      )}
+      {draft.dirty && (
+        <p className="hint unsaved-note" role="status" data-testid="unsaved-grade">
+          {t('form.unsavedKept')}
+        </p>
       )}
     </form>
   )

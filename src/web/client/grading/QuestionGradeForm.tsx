@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react'
+import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { sheetScore } from '../../../modules/learning/scoring.ts'
 import { fieldErrors } from '../api.ts'
 import { formatNumber } from '../i18n/format.ts'
@@ -10,6 +10,7 @@ import { Checkbox, TextField } from '../ui/form.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { RichText } from '../ui/RichText.tsx'
+import { useGradeDraft } from './useGradeDraft.ts'
 
 const sameSet = (a: number[], b: number[]) => a.length === b.length && a.every((x) => b.includes(x))
 
@@ -68,9 +69,7 @@ export function QuestionGradeForm({
   const shortAnswers = questions.filter((q) => q.type === 'SHORT_ANSWER')
   const perQuestion = shortAnswers.length > 0
   const stored = new Map(s.questionScores.map((x) => [x.questionId, x.score]))
-  const [points, setPoints] = useState<Record<string, string>>(() =>
-    Object.fromEntries(shortAnswers.map((q) => [q.id, stored.has(q.id) ? String(stored.get(q.id)) : ''])),
-  )
+  const initialPoints: Record<string, string> = Object.fromEntries(shortAnswers.map((q) => [q.id, stored.has(q.id) ? String(stored.get(q.id)) : '']))
   const computedNow = (p: Record<string, string>) => {
     const given = shortAnswers.filter((q) => p[q.id]?.trim() !== '' && Number.isFinite(Number(p[q.id]))).map((q) => ({ questionId: q.id, score: Number(p[q.id]) }))
     return sheetScore(
@@ -79,12 +78,28 @@ export function QuestionGradeForm({
       given,
     )
   }
-  // Overridden when the stored score differs from what the points give.
-  const [override, setOverride] = useState(() => perQuestion && s.score != null && computedNow(points) !== s.score)
-  // Without short answers there is nothing to compute: the score field is the grade (the
-  // automatic score of a choice-only quiz is already its score).
-  const [score, setScore] = useState(() => (s.score != null ? String(s.score) : !perQuestion && s.autoScore != null ? String(s.autoScore) : ''))
-  const [feedback, setFeedback] = useState(s.feedback ?? '')
+  // Points, override, score and feedback as typed: a draft per submission while unsaved
+  // (grading/useGradeDraft.ts), so the next student and back keeps them.
+  const draft = useGradeDraft(s.id, {
+    points: initialPoints,
+    // Overridden when the stored score differs from what the points give.
+    override: perQuestion && s.score != null && computedNow(initialPoints) !== s.score,
+    // Without short answers there is nothing to compute: the score field is the grade (the
+    // automatic score of a choice-only quiz is already its score).
+    score: s.score != null ? String(s.score) : !perQuestion && s.autoScore != null ? String(s.autoScore) : '',
+    feedback: s.feedback ?? '',
+  })
+  const { points, override, score, feedback } = draft.value
+  const setPoints = (f: (p: Record<string, string>) => Record<string, string>) => draft.set((d) => ({ ...d, points: f(d.points) }))
+  const setOverride = (v: boolean) => draft.set((d) => ({ ...d, override: v }))
+  const setScore = (v: string) => draft.set((d) => ({ ...d, score: v }))
+  const setFeedback = (v: string) => draft.set((d) => ({ ...d, feedback: v }))
+  const sent = useRef(draft.value)
+  useEffect(() => {
+    if (saved) draft.markSaved(sent.current)
+    // Only when a save completes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [saved])
   const [errs, setErrs] = useState<Record<string, string>>({})
   const computed = computedNow(points)
   const server = fieldErrors(error)
@@ -106,6 +121,7 @@ export function QuestionGradeForm({
     if (!useScore && questionScores.length < shortAnswers.length) next.score = t('form.scoreRequired')
     setErrs(next)
     if (Object.keys(next).length) return
+    sent.current = draft.value
     save({
       ...(perQuestion ? { questionScores } : {}),
       ...(useScore ? { score: n } : {}),
@@ -170,10 +186,15 @@ export function QuestionGradeForm({
       <button type="submit" className="btn btn-primary" disabled={pending}>
         {pending ? t('form.saving') : t('form.save')}
       </button>
-      {saved && (
+      {saved && !draft.dirty && (
         <span className="saved" role="status">
           {t('form.saved')}
         </span>
+      )}
+      {draft.dirty && (
+        <p className="hint unsaved-note" role="status" data-testid="unsaved-grade">
+          {t('form.unsavedKept')}
+        </p>
       )}
     </form>
   )

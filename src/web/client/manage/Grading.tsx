@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useEffect, useMemo } from 'react'
+import { useMemo } from 'react'
 import { useSearchParams } from 'react-router'
 import { api } from '../api.ts'
 import { ExperimentGrading } from '../grading/ExperimentGrading.tsx'
 import { DownloadAllLink } from '../terms/Terms.tsx'
 import { QuestionGradeForm } from '../grading/QuestionGradeForm.tsx'
+import { StudentStepper, type StepperEntry } from '../grading/StudentStepper.tsx'
 import { formatNumber } from '../i18n/format.ts'
 import { useT } from '../i18n/index.ts'
 import { keys, useExperiments, useLearning, useMembers, useTaskSubmissions } from '../queries.ts'
@@ -99,37 +100,11 @@ function roster(members: Member[], subs: LearningSubmission[]): RosterEntry[] {
   return [...submitted, ...missing]
 }
 
-const typingInto = (el: EventTarget | null) =>
-  el instanceof HTMLElement && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName))
-
 function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
   const { t } = useT(NS)
-  const [params, setParams] = useSearchParams()
   const subs = useTaskSubmissions(courseId, task.id)
   const members = useMembers(courseId)
   const entries = useMemo(() => (subs.data && members.data ? roster(members.data, subs.data) : []), [subs.data, members.data])
-  const selectedId = params.get('student') ?? entries[0]?.member.userId ?? ''
-  const index = Math.max(0, entries.findIndex((e) => e.member.userId === selectedId))
-  const current = entries[index]
-
-  function select(i: number) {
-    const e = entries[i]
-    if (!e) return
-    const next = new URLSearchParams(params)
-    next.set('student', e.member.userId)
-    setParams(next, { replace: true })
-  }
-
-  // J / K move between students, as in Gmail and Canvas SpeedGrader's keyboard use; never while typing.
-  useEffect(() => {
-    function onKey(e: KeyboardEvent) {
-      if (e.altKey || e.ctrlKey || e.metaKey || typingInto(e.target)) return
-      if (e.key === 'j') select(index + 1)
-      else if (e.key === 'k') select(index - 1)
-    }
-    window.addEventListener('keydown', onKey)
-    return () => window.removeEventListener('keydown', onKey)
-  })
 
   if (subs.isPending || members.isPending) return <Loading label={t('grading.loading')} />
   if (subs.error || members.error)
@@ -152,64 +127,39 @@ function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
     graded: submitted.filter((e) => e.attempts[0]!.status === 'GRADED').length,
   }
   const who = (m: Member) => m.displayName || m.username
+  const byId = new Map(entries.map((e) => [e.member.userId, e]))
+  const steps: StepperEntry[] = entries.map((e) => {
+    const newest = e.attempts[0]
+    return {
+      id: e.member.userId,
+      name: who(e.member),
+      submissionId: newest?.id ?? null,
+      badges: !newest ? (
+        <Badge>{t('grading.notSubmitted')}</Badge>
+      ) : (
+        <>
+          {newest.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
+          {newest.status === 'GRADED' ? (
+            <Badge tone="ok">{t('grading.graded', { score: formatNumber(newest.score, 2) })}</Badge>
+          ) : (
+            <Badge tone="info">{t('grading.needsGrading')}</Badge>
+          )}
+        </>
+      ),
+    }
+  })
 
   return (
-    <div className="grading-layout">
-      <nav className="grading-roster" aria-label={t('grading.students')}>
-        <p className="meta" data-testid="grading-summary">
-          {t('grading.summary', counts)}
-        </p>
-        <ul className="plain" data-testid="grading-roster">
-          {entries.map((e, i) => {
-            const newest = e.attempts[0]
-            return (
-              <li key={e.member.userId}>
-                <button
-                  type="button"
-                  className="roster-item"
-                  aria-current={i === index ? 'true' : undefined}
-                  onClick={() => select(i)}
-                >
-                  <span className="roster-name">{who(e.member)}</span>{' '}
-                  {!newest ? (
-                    <Badge>{t('grading.notSubmitted')}</Badge>
-                  ) : (
-                    <>
-                      {newest.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
-                      {newest.status === 'GRADED' ? (
-                        <Badge tone="ok">{t('grading.graded', { score: formatNumber(newest.score, 2) })}</Badge>
-                      ) : (
-                        <Badge tone="info">{t('grading.needsGrading')}</Badge>
-                      )}
-                    </>
-                  )}
-                </button>
-              </li>
-            )
-          })}
-        </ul>
-      </nav>
-      {current && (
-        <section className="grading-sheet" aria-label={who(current.member)} data-testid="grading-sheet">
-          <div className="grading-nav">
-            <button type="button" className="btn btn-small" onClick={() => select(index - 1)} disabled={index === 0} aria-keyshortcuts="k">
-              ← {t('grading.previous')}
-            </button>
-            <span className="meta">{t('grading.position', { n: index + 1, total: entries.length })}</span>
-            <button type="button" className="btn btn-small" onClick={() => select(index + 1)} disabled={index === entries.length - 1} aria-keyshortcuts="j">
-              {t('grading.next')} →
-            </button>
-          </div>
-          <p className="hint">{t('grading.keys')}</p>
-          <h3>{who(current.member)}</h3>
-          {current.attempts.length === 0 ? (
-            <Empty>{t('grading.nothingYet')}</Empty>
-          ) : (
-            <Attempts key={current.attempts[0]!.id} attempts={current.attempts} task={task} courseId={courseId} who={who(current.member)} />
-          )}
-        </section>
-      )}
-    </div>
+    <StudentStepper entries={steps} summary={t('grading.summary', counts)}>
+      {(step) => {
+        const current = byId.get(step.id)!
+        return current.attempts.length === 0 ? (
+          <Empty>{t('grading.nothingYet')}</Empty>
+        ) : (
+          <Attempts key={current.attempts[0]!.id} attempts={current.attempts} task={task} courseId={courseId} who={who(current.member)} />
+        )
+      }}
+    </StudentStepper>
   )
 }
 

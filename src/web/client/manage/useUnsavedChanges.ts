@@ -5,9 +5,10 @@ import { translate } from '../i18n/index.ts'
 /**
  * Warns before unsaved work is lost: the browser's own prompt on reload/close (beforeunload)
  * and a confirmation on in-app navigation. Going to /login (the session ended) is let through:
- * drafts (ui/useDraft.ts) keep the work for after the login.
+ * drafts (ui/useDraft.ts) keep the work for after the login. `allow` lets chosen in-app moves
+ * through (grading: the next student, whose unsaved grade stays a draft).
  */
-export function useUnsavedChanges(dirty: boolean) {
+export function useUnsavedChanges(dirty: boolean, allow?: (current: { pathname: string; search: string }, next: { pathname: string; search: string }) => boolean) {
   useEffect(() => {
     if (!dirty) return
     const onBeforeUnload = (e: BeforeUnloadEvent) => {
@@ -19,7 +20,10 @@ export function useUnsavedChanges(dirty: boolean) {
   }, [dirty])
   const blocker = useBlocker(
     ({ currentLocation, nextLocation }) =>
-      dirty && !nextLocation.pathname.startsWith('/login') && (currentLocation.pathname !== nextLocation.pathname || currentLocation.search !== nextLocation.search),
+      dirty &&
+      !nextLocation.pathname.startsWith('/login') &&
+      (currentLocation.pathname !== nextLocation.pathname || currentLocation.search !== nextLocation.search) &&
+      !allow?.(currentLocation, nextLocation),
   )
   useEffect(() => {
     if (blocker.state !== 'blocked') return

@@ -16,6 +16,7 @@ import { Skeleton } from '../ui/Skeleton.tsx'
 import { formatScore, Time } from '../ui/time.tsx'
 import { useMyExperiments, type MyExperiment } from '../workspace/data.ts'
 import { liveHomeworkStatus, useSecondNow } from '../teaching/clock.ts'
+import { isLate } from '../../../lib/due.ts'
 
 const NS = defineMessages('homeworks', en, zh)
 
@@ -195,7 +196,25 @@ function DeadlineCard({ d, isTeacher }: { d: Deadline; isTeacher: boolean }) {
         <CourseBadge id={d.courseId} title={d.courseTitle} size="sm" /> {d.courseTitle}
       </p>
       <p>
-        {d.kind === 'experiment' && <Badge tone="info">{t('experiment')}</Badge>} <StatusBadge status={status} />{' '}
+        {d.kind === 'experiment' && <Badge tone="info">{t('experiment')}</Badge>}{' '}
+        {/* Issue 29.6: a student's own work says Missing, Late and Not graded. */}
+        {!isTeacher && status === 'OVERDUE' ? (
+          <Badge tone="danger">
+            <span data-status="MISSING">{t('mark.missing')}</span>
+          </Badge>
+        ) : (
+          <StatusBadge status={status} />
+        )}{' '}
+        {!isTeacher && d.submittedAt && isLate(Date.parse(d.submittedAt), Date.parse(d.dueAt)) && (
+          <Badge tone="warn">
+            <span data-status="LATE">{t('mark.late')}</span>
+          </Badge>
+        )}{' '}
+        {!isTeacher && d.submittedAt && d.score == null && (
+          <Badge tone="info">
+            <span data-status="NOT_GRADED">{t('mark.notGraded')}</span>
+          </Badge>
+        )}{' '}
         {d.score != null && !isTeacher && <Badge tone="ok">{t('score', { score: formatScore(d.score) })}</Badge>}
         {isTeacher && d.studentCount != null && <Badge>{t('submittedOf', { n: d.submittedCount ?? 0, total: d.studentCount })}</Badge>}
       </p>

@@ -18,6 +18,11 @@ export default {
     SUBMITTED: 'Submitted',
     OVERDUE: 'Overdue',
   },
+  mark: {
+    missing: 'Missing',
+    late: 'Late',
+    notGraded: 'Not graded',
+  },
   course: 'Course',
   allCourses: 'All courses',
   none: 'No homework yet.',

@@ -21,6 +21,11 @@ const zh: Catalogue<typeof en> = {
     SUBMITTED: '已提交',
     OVERDUE: '已逾期',
   },
+  mark: {
+    missing: '缺交',
+    late: '迟交',
+    notGraded: '未批改',
+  },
   course: '课程',
   allCourses: '全部课程',
   none: '还没有作业。',
