@@ -163,7 +163,7 @@ describe('grade totals cache', async () => {
     expect(await cached(sql, course.id)).toEqual(await fromScratch(sql, course.id))
     expect(await taskScoresCached(sql, course.id)).toEqual(await taskScoresFromScratch(sql, course.id))
     expect(await taskSubmittedCached(sql, course.id)).toEqual(await taskSubmittedFromScratch(sql, course.id))
-  })
+  }, 30_000) // a long fixed-seed history with four comparisons a step: margin for a loaded box
 
   test('bulk statements: one insert of many rows, one update of many rows', async () => {
     const at = new Date('2026-11-23T00:00:00Z')
