@@ -56,7 +56,7 @@ try {
   await sql`analyze`
   console.log(`queued ${N} mails in ${Math.round(performance.now() - t0)} ms`)
 
-  const sink = Bun.spawn([process.execPath, join(import.meta.dir, 'smtp-sink.ts')], { stdout: 'pipe', stderr: 'inherit' })
+  const sink = Bun.spawn([process.execPath, ...(prof ? ['--cpu-prof-md', `--cpu-prof-dir=${prof}/sink`] : []), join(import.meta.dir, 'smtp-sink.ts')], { stdout: 'pipe', stderr: 'inherit' })
   const port = Number((await lineOf(sink, /LISTENING (\d+)/))[1])
   const started = performance.now()
   const senders = Array.from({ length: INSTANCES }, () =>
