@@ -42,21 +42,21 @@ try {
   const t0 = performance.now()
   await sql.begin(async (tx) => {
     await tx`
-      insert into users (id, username, email, password_hash, display_name, role)
-      select gen_random_uuid(), 'mail' || i, 'mail' || i || '@example.test', 'x', 'Student ' || i, 'STUDENT'
+      insert into users (id, username, email, password_hash, display_name, role, email_verified)
+      select gen_random_uuid(), 'mail' || i, 'mail' || i || '@example.test', 'x', 'Student ' || i, 'STUDENT', true
         from generate_series(1, ${N}) i`
     await tx`
       insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at)
       select gen_random_uuid(), id, 'ANNOUNCEMENT', 'Exam room changed', 'The exam moves to hall B.', '/messages', now()
         from users`
     await tx`
-      insert into email_outbox (notification_id, user_id, created_at, next_attempt_at)
-      select id, user_id, delivered_at, delivered_at from notifications`
+      insert into email_outbox (id, notification_id, user_id, created_at, next_attempt_at)
+      select id, id, user_id, delivered_at, delivered_at from notifications`
   })
   await sql`analyze`
   console.log(`queued ${N} mails in ${Math.round(performance.now() - t0)} ms`)
 
-  const sink = Bun.spawn([process.execPath, join(import.meta.dir, 'smtp-sink.ts')], { stdout: 'pipe', stderr: 'inherit' })
+  const sink = Bun.spawn([process.execPath, ...(prof ? ['--cpu-prof-md', `--cpu-prof-dir=${prof}/sink`] : []), join(import.meta.dir, 'smtp-sink.ts')], { stdout: 'pipe', stderr: 'inherit' })
   const port = Number((await lineOf(sink, /LISTENING (\d+)/))[1])
   const started = performance.now()
   const senders = Array.from({ length: INSTANCES }, () =>

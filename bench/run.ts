@@ -28,6 +28,9 @@ import { BENCH_PASSWORD, datasetSizes, ensureSeeded, restore, seedDueEvents, SHA
 import { startServer, withRss, wrk, type WrkResult } from './wrk.ts'
 import { countingPool, explainAll, isTxControl, largeSeqScans, oneLine, type Plan, type Statement } from './sqlstats.ts'
 
+// BENCH_SHAPE=mooc is its own benchmark (one course of 100,001 students): bench/mooc.ts.
+if (SHAPE.name === 'mooc') await import('./mooc.ts')
+
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/cls_bench'
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
 const SECONDS = Math.min(15, Number(process.env.BENCH_SECONDS ?? 8))

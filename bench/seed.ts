@@ -12,7 +12,7 @@
  * Standalone: `DATABASE_URL=... bun run bench/seed.ts [--force]`.
  */
 import postgres from 'postgres'
-import type { Sql } from '../src/db/connect.ts'
+import type { Sql, TxSql } from '../src/db/connect.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { randomInviteCode } from '../src/modules/courses/invite-code.ts'
 
@@ -22,7 +22,7 @@ export const BENCH_PASSWORD = 'bench-password-1'
 const MAX_SEED_AGE_DAYS = 60
 
 export interface Shape {
-  name: 'quick' | 'campus'
+  name: 'quick' | 'campus' | 'mooc'
   teachers: number
   students: number
   courses: number
@@ -41,6 +41,13 @@ export interface Shape {
   heavyUsers: number
   heavyNotifications: number
   heavySubmissions: number
+  /**
+   * mooc: one more course ("MOOC", its own teacher) of this many learners who are in no other
+   * course, plus the first seeded student (in 3-5 seminars as well): `moocLearners + 1` members.
+   * Same structure as a seminar; the learners answer the first unit's learning tasks at 20 %,
+   * 10 % of them want every notification by e-mail (verified addresses).
+   */
+  moocLearners?: number
 }
 
 export const SHAPES: Record<Shape['name'], Shape> = {
@@ -79,6 +86,25 @@ export const SHAPES: Record<Shape['name'], Shape> = {
     heavyUsers: 16,
     heavyNotifications: 10_000,
     heavySubmissions: 10_000,
+  },
+  // The quick dataset (seminars of 100-300) plus one open course of 100,001 students (issue 26).
+  mooc: {
+    name: 'mooc',
+    teachers: 20,
+    students: 2_000,
+    courses: 40,
+    minCourseSize: 100,
+    maxCourseSize: 300,
+    coursesPerStudent: [3, 5],
+    unitsPerCourse: 5,
+    pointsPerUnit: 4,
+    tasksPerPoint: 5,
+    experimentsPerCourse: 4,
+    announcementsPerCourse: 3,
+    heavyUsers: 0,
+    heavyNotifications: 0,
+    heavySubmissions: 0,
+    moocLearners: 100_000,
   },
 }
 
@@ -244,41 +270,7 @@ export async function seed(sql: Sql, log: (m: string) => void = () => {}): Promi
     })
 
     // --- learning structure: 5 units × 4 points × 5 tasks per course --------------------------
-    await step('learning_units', () => tx`
-      insert into learning_units (id, course_id, title, description, sort_order, created_at)
-      select gen_uuid_v7(), c.id, 'Unit ' || u, 'What unit ' || u || ' covers.', u, c.created_at + interval '1 day'
-        from courses c cross join generate_series(1, ${SHAPE.unitsPerCourse}) u`)
-    await step('knowledge_points', () => tx`
-      insert into knowledge_points (id, unit_id, course_id, title, description, sort_order, created_at)
-      select gen_uuid_v7(), lu.id, lu.course_id, 'Point ' || lu.sort_order || '.' || p, '', p, lu.created_at
-        from learning_units lu cross join generate_series(1, ${SHAPE.pointsPerUnit}) p`)
-    // The last task of each point is HOMEWORK; homework h (0..19 in course order) is due at
-    // anchor + (h - 6) × 5 days + 10 h, open for 7 days: 6 past, 2 open, 12 not yet open.
-    // Quizzes (tasks 2 and 4, and every other homework) have two choice questions.
-    await step('learning_tasks', () => tx`
-      insert into learning_tasks (id, point_id, course_id, title, task_kind, task_type, material_type, content,
-                                  questions, start_at, due_at, sort_order, created_at)
-      select gen_uuid_v7(), x.point_id, x.course_id, x.title, x.kind, x.type,
-             case when x.type = 'MEDIA' then 'TEXT' end,
-             '<p>Read the notes for ' || x.title || ' and answer in your own words.</p>',
-             case when x.type = 'QUIZ' then jsonb_build_array(
-               jsonb_build_object('id', gen_uuid_v7()::text, 'type', 'SINGLE_CHOICE', 'stem', 'Which one is right?',
-                                  'options', jsonb_build_array('A', 'B', 'C', 'D'), 'correctOptions', jsonb_build_array(1), 'points', 1),
-               jsonb_build_object('id', gen_uuid_v7()::text, 'type', 'MULTIPLE_CHOICE', 'stem', 'Which ones are right?',
-                                  'options', jsonb_build_array('A', 'B', 'C', 'D'), 'correctOptions', jsonb_build_array(0, 2), 'points', 2))
-             else '[]'::jsonb end,
-             x.due - interval '7 days', x.due, x.t, x.created_at
-        from (select kp.id as point_id, kp.course_id, kp.created_at, t,
-                     'Task ' || lu.sort_order || '.' || kp.sort_order || '.' || t as title,
-                     case when t = ${SHAPE.tasksPerPoint} then 'HOMEWORK' else 'LEARNING' end as kind,
-                     case when t = ${SHAPE.tasksPerPoint} then (case when kp.sort_order % 2 = 0 then 'QUIZ' else 'MEDIA' end)
-                          when t in (2, 4) then 'QUIZ' else 'MEDIA' end as type,
-                     case when t = ${SHAPE.tasksPerPoint}
-                          then ${anchor}::timestamptz + ((lu.sort_order - 1) * ${SHAPE.pointsPerUnit} + kp.sort_order - 1 - 6) * interval '5 days' + interval '10 hours'
-                     end as due
-                from knowledge_points kp
-                join learning_units lu on lu.id = kp.unit_id
-               cross join generate_series(1, ${SHAPE.tasksPerPoint}) t) x`)
+    await structure(tx, anchor, null, step)
 
     // --- learning submissions: most students, fewer in later units; ~10 % resubmit -----------
     await step('learning_submissions', () => tx`
@@ -460,6 +452,49 @@ export async function seed(sql: Sql, log: (m: string) => void = () => {}): Promi
          cross join lateral generate_series(1, ceil(${SHAPE.heavySubmissions}::numeric / p.n)::int) g`)
     }
 
+    // --- mooc: one open course of moocLearners + 1 students -------------------------------------
+    const learners = SHAPE.moocLearners ?? 0
+    if (learners > 0) {
+      const teacher = { id: Bun.randomUUIDv7(), username: 'bench_tmooc', email: 'bench_tmooc@bench.test', password_hash: passwordHash,
+        display_name: 'MOOC Teacher', role: 'TEACHER', created_at: ago(200) }
+      await tx`insert into users ${tx([teacher])}`
+      const mooc = { id: Bun.randomUUIDv7(), teacher_id: teacher.id, title: 'MOOC', description: `Open course with ${learners + 1} students.`,
+        invite_code: randomInviteCode(), joining_open: true, created_at: ago(120) }
+      await step('mooc: course', () => tx`insert into courses ${tx([mooc])}`)
+      await step('mooc: learners', () => tx`
+        insert into users (id, username, email, password_hash, display_name, role, created_at, email_verified)
+        select gen_uuid_v7(), 'bench_m' || lpad(g::text, 6, '0'), 'bench_m' || lpad(g::text, 6, '0') || '@bench.test', ${passwordHash},
+               'Learner ' || lpad(g::text, 6, '0'), 'STUDENT', ${ago(100)}, true
+          from generate_series(1, ${learners}) g`)
+      // 10 % want every notification by e-mail; the others switched e-mail off.
+      await step('mooc: e-mail preferences', () => tx`
+        insert into notification_preferences (user_id, email_homework_reminder, email_submission_graded, email_announcement, updated_at)
+        select u.id, x.on, x.on, x.on, ${ago(90)}
+          from users u cross join lateral (select right(u.username, 1) = '0' as on) x
+         where u.username like 'bench\\_m%'`)
+      await step('mooc: course_members', () => tx`
+        insert into course_members (course_id, user_id, joined_at)
+        select ${mooc.id}, u.id, ${ago(60)}::timestamptz + row_number() over (order by u.username) * interval '10 milliseconds'
+          from users u where u.username like 'bench\\_m%' or u.username = ${students[0]!.username}`)
+      await structure(tx, anchor, mooc.id, step)
+      await step('mooc: learning_submissions (unit 1, 20 %)', () => tx`
+        insert into learning_submissions (id, task_id, course_id, student_id, content, answers, auto_score, score, status, late, submitted_at, graded_at)
+        select gen_uuid_v7(), t.id, t.course_id, m.user_id,
+               case when t.task_type = 'MEDIA' then '<p>My answer.</p>' end,
+               case when t.task_type = 'QUIZ' then jsonb_build_array(
+                 jsonb_build_object('questionId', t.questions->0->>'id', 'selectedOptions', '[1]'::jsonb, 'text', null),
+                 jsonb_build_object('questionId', t.questions->1->>'id', 'selectedOptions', '[0, 2]'::jsonb, 'text', null)) end,
+               case when t.task_type = 'QUIZ' then 100 end, case when t.task_type = 'QUIZ' then 100 end,
+               case when t.task_type = 'QUIZ' then 'GRADED' else 'SUBMITTED' end, false,
+               ${ago(30)}::timestamptz + random() * interval '20 days',
+               case when t.task_type = 'QUIZ' then ${ago(30)}::timestamptz end
+          from learning_tasks t
+          join knowledge_points kp on kp.id = t.point_id
+          join learning_units lu on lu.id = kp.unit_id and lu.sort_order = 1
+          join course_members m on m.course_id = t.course_id
+         where t.course_id = ${mooc.id} and t.task_kind = 'LEARNING' and random() < 0.2`)
+    }
+
     await tx`insert into bench_seed (version, anchor, seeded_at, seconds, shape)
              values (${SEED_VERSION}, ${anchor}, ${new Date()}, ${(performance.now() - started) / 1000}, ${SHAPE.name})`
   })
@@ -468,6 +503,50 @@ export async function seed(sql: Sql, log: (m: string) => void = () => {}): Promi
   await sql`update bench_seed set seconds = ${seconds} where anchor = ${anchor}`
   log(`seeded in ${seconds.toFixed(1)} s`)
   return { anchor, seededAt: new Date(), seconds, reused: false }
+}
+
+type Step = (name: string, f: () => Promise<unknown>) => Promise<void>
+
+/** The learning structure of every course (`only` null) or of one: units × points × tasks. */
+async function structure(tx: TxSql, anchor: Date, only: string | null, step: Step) {
+  await step('learning_units', () => tx`
+    insert into learning_units (id, course_id, title, description, sort_order, created_at)
+    select gen_uuid_v7(), c.id, 'Unit ' || u, 'What unit ' || u || ' covers.', u, c.created_at + interval '1 day'
+      from courses c cross join generate_series(1, ${SHAPE.unitsPerCourse}) u
+     where ${only === null} or c.id = ${only}`)
+  await step('knowledge_points', () => tx`
+    insert into knowledge_points (id, unit_id, course_id, title, description, sort_order, created_at)
+    select gen_uuid_v7(), lu.id, lu.course_id, 'Point ' || lu.sort_order || '.' || p, '', p, lu.created_at
+      from learning_units lu cross join generate_series(1, ${SHAPE.pointsPerUnit}) p
+     where ${only === null} or lu.course_id = ${only}`)
+  // The last task of each point is HOMEWORK; homework h (0..19 in course order) is due at
+  // anchor + (h - 6) × 5 days + 10 h, open for 7 days: 6 past, 2 open, 12 not yet open.
+  // Quizzes (tasks 2 and 4, and every other homework) have two choice questions.
+  await step('learning_tasks', () => tx`
+    insert into learning_tasks (id, point_id, course_id, title, task_kind, task_type, material_type, content,
+                                questions, start_at, due_at, sort_order, created_at)
+    select gen_uuid_v7(), x.point_id, x.course_id, x.title, x.kind, x.type,
+           case when x.type = 'MEDIA' then 'TEXT' end,
+           '<p>Read the notes for ' || x.title || ' and answer in your own words.</p>',
+           case when x.type = 'QUIZ' then jsonb_build_array(
+             jsonb_build_object('id', gen_uuid_v7()::text, 'type', 'SINGLE_CHOICE', 'stem', 'Which one is right?',
+                                'options', jsonb_build_array('A', 'B', 'C', 'D'), 'correctOptions', jsonb_build_array(1), 'points', 1),
+             jsonb_build_object('id', gen_uuid_v7()::text, 'type', 'MULTIPLE_CHOICE', 'stem', 'Which ones are right?',
+                                'options', jsonb_build_array('A', 'B', 'C', 'D'), 'correctOptions', jsonb_build_array(0, 2), 'points', 2))
+           else '[]'::jsonb end,
+           x.due - interval '7 days', x.due, x.t, x.created_at
+      from (select kp.id as point_id, kp.course_id, kp.created_at, t,
+                   'Task ' || lu.sort_order || '.' || kp.sort_order || '.' || t as title,
+                   case when t = ${SHAPE.tasksPerPoint} then 'HOMEWORK' else 'LEARNING' end as kind,
+                   case when t = ${SHAPE.tasksPerPoint} then (case when kp.sort_order % 2 = 0 then 'QUIZ' else 'MEDIA' end)
+                        when t in (2, 4) then 'QUIZ' else 'MEDIA' end as type,
+                   case when t = ${SHAPE.tasksPerPoint}
+                        then ${anchor}::timestamptz + ((lu.sort_order - 1) * ${SHAPE.pointsPerUnit} + kp.sort_order - 1 - 6) * interval '5 days' + interval '10 hours'
+                   end as due
+              from knowledge_points kp
+              join learning_units lu on lu.id = kp.unit_id
+             cross join generate_series(1, ${SHAPE.tasksPerPoint}) t
+             where ${only === null} or kp.course_id = ${only}) x`)
 }
 
 /**

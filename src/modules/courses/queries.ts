@@ -112,6 +112,14 @@ export async function findByInviteCodeForJoin(sql: Db, inviteCode: string, userI
   return row ?? null
 }
 
+/**
+ * Serialises one student's joins until the transaction ends (the next statement's snapshot then
+ * sees a membership another join just committed). Other students are not held up.
+ */
+export async function lockJoinsOf(sql: Db, userId: string) {
+  await sql`select pg_advisory_xact_lock(hashtext('cls join'), hashtext(${userId}))`
+}
+
 /** Adds a student; false when they were already a member (the primary key decides, race-free). */
 export async function insertMember(sql: Db, courseId: string, userId: string, now: Date) {
   const res = await sql`

@@ -120,6 +120,9 @@ export async function joinCourse(sql: Sql, user: CurrentUser, inviteCode: string
   const code = normaliseInviteCode(inviteCode)
   if (!INVITE_CODE_SHAPE.test(code)) throw unknownCode()
   const courseId = await sql.begin(async (tx) => {
+    // One join of a student at a time: with the membership written last (below), two joins of
+    // the same student at once would otherwise both find "not a member" and both run the hook.
+    await q.lockJoinsOf(tx, user.id)
     const course = await q.findByInviteCodeForJoin(tx, code, user.id)
     if (!course) throw unknownCode()
     if (course.already_member) return course.id
@@ -127,7 +130,12 @@ export async function joinCourse(sql: Sql, user: CurrentUser, inviteCode: string
     if (!course.joining_open) {
       throw conflict('JOINING_CLOSED', 'This course is not accepting new members right now. Ask your teacher to open joining.')
     }
-    if (await q.insertMember(tx, course.id, user.id, now)) await studentJoined(tx, course.id, user.id, now)
+    // Events first, the membership last: its insert updates the course's counter and gradebook
+    // version rows (statement triggers), which every join of the course waits for; written last,
+    // they are held only for the commit (100 joins at once into a 100,000-student course waited
+    // in line behind each other's event inserts).
+    await studentJoined(tx, course.id, user.id, now)
+    await q.insertMember(tx, course.id, user.id, now)
     return course.id
   })
   return courseFor(sql, courseId, user.id)

@@ -8,7 +8,7 @@ import type { CreateTaskBody, CreateUnitBody, PatchTaskBody, PatchUnitBody, Reor
 import { toPoint, toTask, toUnit, type Viewer } from './rows.ts'
 import { answeredQuestions, gradingChanged, regradeTask, type RegradeSummary } from './regrade.ts'
 import * as q from './structure-queries.ts'
-import { mergePatch, scheduleChanged, taskValues } from './task-input.ts'
+import { changedTriggers, mergePatch, scheduleChanged, taskValues } from './task-input.ts'
 
 const unitNotFound = () => notFound('UNIT_NOT_FOUND', 'This learning unit does not exist in this course.')
 const pointNotFound = () => notFound('POINT_NOT_FOUND', 'This knowledge point does not exist in this course.')
@@ -126,7 +126,10 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
     }
     const row = await q.updateTask(tx, taskId, { ...values, now }).catch(resourceGone)
     if (scheduleChanged(before, values)) {
-      await homeworkScheduleChanged(tx, taskId, now, { published: before.task_kind !== 'HOMEWORK' && row.task_kind === 'HOMEWORK' })
+      await homeworkScheduleChanged(tx, taskId, now, {
+        published: before.task_kind !== 'HOMEWORK' && row.task_kind === 'HOMEWORK',
+        triggers: changedTriggers(before, values),
+      })
     }
     let regrade: RegradeSummary | null = null
     if (before.has_submissions && row.task_type === 'QUIZ' && gradingChanged(before.questions, row.questions)) {

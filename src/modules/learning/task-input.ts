@@ -114,6 +114,23 @@ export function mergePatch(row: TaskRow, patch: PatchTaskBody): CreateTaskBody {
 }
 
 /** Did an edit touch anything the homework reminders depend on? */
+/**
+ * The reminder triggers a schedule change can give new events: all when the task becomes or
+ * stops being homework; START when startAt or its switch changed; BEFORE_DUE_24H and DUE when
+ * dueAt or their switch changed. (A moved dueAt alone never makes a START: START is generated
+ * at startAt, or at "now" only when the homework is published.)
+ */
+export function changedTriggers(before: TaskRow, after: TaskValues): ('START' | 'BEFORE_DUE_24H' | 'DUE')[] {
+  const t = (d: Date | null) => d?.getTime() ?? null
+  if (before.task_kind !== after.taskKind) return ['START', 'BEFORE_DUE_24H', 'DUE']
+  const due = t(before.due_at) !== t(after.dueAt)
+  return [
+    ...(t(before.start_at) !== t(after.startAt) || before.notify_on_start !== after.notifyOnStart ? (['START'] as const) : []),
+    ...(due || before.notify_before_due_24h !== after.notifyBeforeDue24h ? (['BEFORE_DUE_24H'] as const) : []),
+    ...(due || before.notify_on_due !== after.notifyOnDue ? (['DUE'] as const) : []),
+  ]
+}
+
 export function scheduleChanged(before: TaskRow, after: TaskValues) {
   const t = (d: Date | null) => d?.getTime() ?? null
   if (before.task_kind !== 'HOMEWORK' && after.taskKind !== 'HOMEWORK') return false

@@ -1,5 +1,5 @@
 import type { TxSql } from '../../db/connect.ts'
-import { cancelPendingForStudent, cancelPendingOfCourse, cancelStaleForTask, generateForCourse, generateForStudent, generateForStudents, generateForTask, lockTask } from './queries.ts'
+import { type TriggerType, cancelPendingForStudent, cancelPendingOfCourse, cancelStaleForTask, generateForCourse, generateForStudent, generateForStudents, generateForTask, lockTask } from './queries.ts'
 
 /**
  * Seams between the learning/courses features and homework reminders, called inside the
@@ -16,14 +16,15 @@ export async function homeworkScheduleChanged(
   tx: TxSql,
   taskId: string,
   now: Date,
-  opts: { published?: boolean } = {},
+  opts: { published?: boolean; triggers?: readonly TriggerType[] } = {},
 ): Promise<void> {
   // Serialises concurrent edits of one task (a no-op when the caller already updated the row),
   // so the second edit's cancel sees the first edit's events.
   await lockTask(tx, taskId)
   await cancelStaleForTask(tx, taskId, now)
-  // A task that is no longer homework gets nothing: the insert filters on task_kind.
-  await generateForTask(tx, taskId, now, opts.published ?? false)
+  // A task that is no longer homework gets nothing: the insert filters on task_kind. Only the
+  // triggers whose time or switch changed can have new events (`triggers`, default all).
+  await generateForTask(tx, taskId, now, opts.published ?? false, false, opts.triggers)
 }
 
 /**

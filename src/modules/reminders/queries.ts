@@ -66,18 +66,48 @@ export async function cancelStaleForTask(tx: TxSql, taskId: string, now: Date) {
  * START (START at most once per homework and student): both are unique indexes (sql/010), and
  * ON CONFLICT without a target skips a row that violates either.
  */
-export async function generateForTask(tx: TxSql, taskId: string, now: Date, published = false, fresh = false) {
+export async function generateForTask(
+  tx: TxSql,
+  taskId: string,
+  now: Date,
+  published = false,
+  fresh = false,
+  only: readonly TriggerType[] = TRIGGER_TYPES,
+) {
   // `fresh`: the task was inserted by this transaction, so no event of it exists and no other
   // transaction can write one (it cannot see the task): a plain insert, without the per-row
-  // arbitration of ON CONFLICT against both unique indexes.
-  return generateForMembers(tx, tx`t.id = ${taskId}`, now, published, !fresh)
+  // arbitration of ON CONFLICT against the unique index.
+  // `only`: the triggers whose time or switch changed; the others keep their events, so their
+  // candidates (one per student) are not even looked at (a moved deadline in a 100,000-student
+  // course skipped 100,000 START probes).
+  if (only.length === 0) return 0
+  return generateForMembers(tx, tx`t.id = ${taskId}`, now, published, !fresh, only)
 }
 
-/** The homework chosen by `which` × the course's students × switched-on triggers still ahead. */
-async function generateForMembers(tx: TxSql, which: ReturnType<TxSql>, now: Date, published: boolean, arbitrate: boolean) {
+/*
+ * gen_uuid_v7() (sql/004) written out: the same bits, without a SQL function call per row, which
+ * cost 2.3 times the expression itself (backend CPU, 300,000 rows: 1.9 s against 0.8 s).
+ */
+const uuidV7 = (sql: Sql | TxSql) =>
+  sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
+        placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`
+
+/**
+ * The homework chosen by `which` × the course's students × switched-on triggers still ahead.
+ * Rows go in in (task, student) order, the order of the unique index: with a new task's key at
+ * the right end of that index, each entry lands next to the previous one.
+ */
+async function generateForMembers(
+  tx: TxSql,
+  which: ReturnType<TxSql>,
+  now: Date,
+  published: boolean,
+  arbitrate: boolean,
+  only: readonly TriggerType[] = TRIGGER_TYPES,
+) {
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
-    select gen_uuid_v7(), t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
+    select ${uuidV7(tx)}, t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
       from learning_tasks t
       join course_members m on m.course_id = t.course_id
       ${triggersOf(tx, now, published)}
@@ -85,6 +115,8 @@ async function generateForMembers(tx: TxSql, which: ReturnType<TxSql>, now: Date
        and t.task_kind = 'HOMEWORK'
        and tr.enabled
        and ${isAhead(tx, now)}
+       ${only.length === TRIGGER_TYPES.length ? tx`` : tx`and tr.trigger_type = any(${only as TriggerType[]}::text[])`}
+     order by t.id, m.user_id
     ${arbitrate ? tx`on conflict do nothing` : tx``}`
   return res.count
 }
@@ -106,7 +138,7 @@ export async function generateForStudents(tx: TxSql, courseIds: string[], userId
   if (courseIds.length === 0) return 0
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
-    select gen_uuid_v7(), t.id, j.user_id, tr.trigger_type, tr.scheduled_at, ${now}
+    select ${uuidV7(tx)}, t.id, j.user_id, tr.trigger_type, tr.scheduled_at, ${now}
       from unnest(${courseIds}::uuid[], ${userIds}::uuid[]) as j (course_id, user_id)
       join learning_tasks t on t.course_id = j.course_id
       ${triggersOf(tx, now, true)}
