@@ -10,6 +10,8 @@ import type { Sql, TxSql } from '../../db/connect.ts'
  * instance when (and only if) the transaction commits. Payloads carry ids only, never content:
  *   n|<userId>:<notificationId>,<userId>:<notificationId>…   new notifications (chunked < 8000 bytes)
  *   c|<userId>,<userId>…                                      counts changed
+ *   a|<ISO-8601 instant>                                      notifications delivered at that instant
+ *                                                             (notify.ts: any fan-out, one payload)
  *
  * Each process holds ONE listening connection (postgres.js `sql.listen`, a dedicated connection
  * outside the pool; DATABASE_LISTEN_URL when the pool goes through a transaction-mode pooler,
@@ -25,7 +27,11 @@ import type { Sql, TxSql } from '../../db/connect.ts'
 export const CHANNEL = 'cls_notifications'
 const MAX_PAYLOAD = 7900
 
-export type Signal = { kind: 'new'; pairs: [userId: string, id: string][] } | { kind: 'counts'; userIds: string[] }
+export type Signal =
+  | { kind: 'new'; pairs: [userId: string, id: string][] }
+  | { kind: 'counts'; userIds: string[] }
+  /** Notifications were written with delivered_at = `at`: each stream's hub reads its own users' rows of that instant. */
+  | { kind: 'at'; at: string }
 
 /** In-process signals (embedded database), and every signal this process sends (tests, metrics). */
 export const localSignals = new EventEmitter()
@@ -46,6 +52,7 @@ function chunk(prefix: string, parts: string[], sep: string): string[] {
 }
 
 export function encodeSignal(s: Signal): string[] {
+  if (s.kind === 'at') return [`a|${s.at}`]
   return s.kind === 'new' ? chunk('n|', s.pairs.map(([u, id]) => `${u}:${id}`), ',') : chunk('c|', s.userIds, ',')
 }
 
@@ -59,6 +66,7 @@ export function decodeSignal(payload: string): Signal | null {
     return { kind: 'new', pairs }
   }
   if (payload.startsWith('c|')) return { kind: 'counts', userIds: body.split(',').filter(Boolean) }
+  if (payload.startsWith('a|') && !Number.isNaN(Date.parse(body))) return { kind: 'at', at: body }
   return null
 }
 
@@ -73,6 +81,14 @@ async function send(sql: Sql | TxSql, s: Signal) {
 /** New notifications were written in this transaction: tell their owners' streams on commit. */
 export function announceNew(tx: Sql | TxSql, written: readonly { id: string; user_id: string }[]) {
   return send(tx, { kind: 'new', pairs: written.map((w) => [w.user_id, w.id]) })
+}
+
+/**
+ * Notifications were written in this transaction with delivered_at = `at`: one payload however
+ * many (the recipients' ids stay in the database; each hub looks up its own streams' users).
+ */
+export function announceAt(tx: Sql | TxSql, at: Date) {
+  return send(tx, { kind: 'at', at: at.toISOString() })
 }
 
 /** Users' counts changed (marked read, notifications retracted): tell their streams. */
