@@ -16,7 +16,8 @@ export const emailChannel: Channel = {
     insert into email_outbox (id, notification_id, user_id, created_at, next_attempt_at)
     select w.id, w.id, w.user_id, w.delivered_at, w.delivered_at
       from written w
-      join users u on u.id = w.user_id and u.email_verified
+      -- A keyed probe per row: the planner cannot size \`written\` and hashed all users per batch.
+      cross join lateral (select 1 from users u where u.id = w.user_id and u.email_verified limit 1) u
      where ${wants}
     on conflict (notification_id) do nothing`,
 }
