@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { CHANNELS, channelsOn } from '../../src/channels.ts'
 import type { Sql } from '../../src/db/connect.ts'
 import type { Channel } from '../../src/modules/notifications/channel.ts'
+import { decodeSignal, encodeSignal, localSignals, type Signal } from '../../src/modules/notifications/bus.ts'
 import { preferencesOf, savePreferences } from '../../src/modules/notifications/preferences.ts'
 import { notificationRoutes } from '../../src/modules/notifications/routes.ts'
 import { publish } from '../../src/modules/announcements/service.ts'
@@ -88,5 +89,26 @@ describe('a channel added in a test', () => {
       email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: false },
       pigeon: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: false, ANNOUNCEMENT: true },
     })
+  })
+
+  test('issue 30.5: a fan-out to a whole course signals the streams with one payload and no id list', async () => {
+    const seen: Signal[] = []
+    const h = (sig: Signal) => seen.push(sig)
+    localSignals.on('signal', h)
+    try {
+      await publish(sql, courseId, { id: teacher.id } as never, { title: 'Quiet', content: '<p>Shh</p>' }, plus(T0, 4 * HOUR), [])
+    } finally {
+      localSignals.off('signal', h)
+    }
+    expect(seen).toEqual([{ kind: 'at', at: plus(T0, 4 * HOUR).toISOString(), userIds: null }])
+    const payloads = encodeSignal(seen[0]!)
+    expect(payloads).toEqual([`a|${plus(T0, 4 * HOUR).toISOString()}|`])
+    expect(decodeSignal(payloads[0]!)).toEqual(seen[0]!)
+    // Listed users (a grading, a dispatch batch) travel with the instant, chunked under 8000 bytes.
+    const many = Array.from({ length: 300 }, (_, i) => `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`)
+    const chunks = encodeSignal({ kind: 'at', at: T0.toISOString(), userIds: many })
+    expect(chunks.length).toBeGreaterThan(1)
+    expect(chunks.every((c) => c.length < 8000)).toBe(true)
+    expect(chunks.flatMap((c) => (decodeSignal(c) as { userIds: string[] }).userIds)).toEqual(many)
   })
 })

@@ -49,7 +49,7 @@ export async function notify(tx: TxSql, recipients: Recipients, n: NewNotificati
       : tx`select r.user_id, p.params, ${n.actionPath}::text as action_path, null::uuid as event_id
              from unnest(${recipients as string[]}::uuid[]) as r (user_id) cross join (${one}) p`
   if (!('courseStudents' in recipients) && recipients.length === 0) return 0
-  return write(tx, source, via)
+  return write(tx, source, via, 'courseStudents' in recipients ? null : (recipients as string[]))
 }
 
 /**
@@ -75,7 +75,7 @@ export async function notifyEvents(tx: TxSql, groups: readonly EventGroup[], via
               from (select u.p::jsonb as params, u.action_path, u.i
                       from unnest(${groups.map((g) => JSON.stringify(g.params))}::text[], ${groups.map((g) => g.actionPath) as string[]}::text[])
                            with ordinality as u (p, action_path, i)) x) g on g.i = r.g`
-  return write(tx, source, via)
+  return write(tx, source, via, userIds)
 }
 
 /** The params in `column` with the course's current title filled in when they name a course without one. */
@@ -87,7 +87,7 @@ function filled(tx: TxSql, column: 'x.raw' | 'x.params'): Fragment {
 }
 
 /** Rows of `source` (user_id, params, action_path, event_id) → notifications → channel outboxes → streams. */
-async function write(tx: TxSql, source: Fragment, via: Via): Promise<number> {
+async function write(tx: TxSql, source: Fragment, via: Via, userIds: string[] | null): Promise<number> {
   const channelParts = via.channels.reduce<Fragment>(
     (acc, c, i) => tx`${acc}, ${tx.unsafe(`channel_${i}`)} as (${c.fanOut(tx, wants(tx, c.name))})`,
     tx``,
@@ -106,6 +106,6 @@ async function write(tx: TxSql, source: Fragment, via: Via): Promise<number> {
     countNotifications(c.type, c.n)
     total += c.n
   }
-  if (total > 0) await announceAt(tx, via.now)
+  if (total > 0) await announceAt(tx, via.now, userIds)
   return total
 }

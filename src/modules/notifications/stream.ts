@@ -211,13 +211,21 @@ export class StreamHub {
   // two queries per batch, not per chunk.
   private pendingPairs: [string, string][] = []
   private pendingCounts = new Set<string>()
-  private pendingAts = new Set<string>()
+  /** Instants with new notifications → the local users they are for ('all': not listed). */
+  private pendingAts = new Map<string, Set<string> | 'all'>()
   private flushScheduled = false
   private enqueue(sig: Signal) {
     if (this.byUser.size === 0) return
     if (sig.kind === 'new') {
       for (const p of sig.pairs) if (this.byUser.has(p[0])) this.pendingPairs.push(p)
-    } else if (sig.kind === 'at') this.pendingAts.add(sig.at)
+    } else if (sig.kind === 'at') {
+      const cur = this.pendingAts.get(sig.at)
+      if (!sig.userIds) this.pendingAts.set(sig.at, 'all')
+      else if (cur !== 'all') {
+        const here = sig.userIds.filter((u) => this.byUser.has(u))
+        if (here.length) this.pendingAts.set(sig.at, new Set([...(cur ?? []), ...here]))
+      }
+    }
     else for (const u of sig.userIds) if (this.byUser.has(u)) this.pendingCounts.add(u)
     if (this.flushScheduled || (this.pendingPairs.length === 0 && this.pendingCounts.size === 0 && this.pendingAts.size === 0)) return
     this.flushScheduled = true
@@ -228,9 +236,9 @@ export class StreamHub {
       const ats = [...this.pendingAts]
       this.pendingPairs = []
       this.pendingCounts = new Set()
-      this.pendingAts = new Set()
+      this.pendingAts = new Map()
       const run = async () => {
-        for (const at of ats) await this.onSignal({ kind: 'at', at })
+        for (const [at, users] of ats) await this.onSignal({ kind: 'at', at, userIds: users === 'all' ? null : [...users] })
         if (pairs.length) await this.onSignal({ kind: 'new', pairs })
         if (counts.length) await this.onSignal({ kind: 'counts', userIds: counts })
       }
@@ -254,7 +262,7 @@ export class StreamHub {
     } else if (sig.kind === 'at') {
       // Keyed by notifications_user_idx (user_id, delivered_at): this hub's users only. A row of
       // that instant already written to a stream is skipped there (`seen`).
-      const here = [...this.byUser.keys()]
+      const here = (sig.userIds ?? [...this.byUser.keys()]).filter((u) => this.byUser.has(u))
       if (here.length === 0) return
       rows = await sql<(NotificationRow & { user_id: string })[]>`
         select n.id, n.user_id, n.notification_type, n.title, n.content, n.action_path, n.read_at, n.delivered_at, n.params
