@@ -23,7 +23,7 @@ import { systemClock } from '../src/lib/clock.ts'
 import { newId } from '../src/lib/ids.ts'
 import { createLogger } from '../src/lib/log.ts'
 import { insertNotifications } from '../src/modules/notifications/queries.ts'
-import { afterNotificationsWritten } from '../src/modules/notifications/written.ts'
+import { announceNew } from '../src/modules/notifications/bus.ts'
 import { dispatch } from '../src/modules/reminders/dispatch.ts'
 import { homeworkScheduleChanged } from '../src/modules/reminders/hooks.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
@@ -45,7 +45,7 @@ const sql = db.sql
 try {
   await migrate(sql)
   const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: join(tmpdir(), 'cls-live') }), databaseUrl: scratch.url, jwtSecret: SECRET, smtpUrl: 'smtp://127.0.0.1:1', publicUrl: 'https://bench.example.test' }
-  const deps: Deps = { sql, db: db.capability, config, clock: systemClock, log: createLogger('silent'), storage: await LocalDiskStorage.create(join(tmpdir(), 'cls-live-files')) }
+  const deps: Deps = { sql, db: db.capability, config, emailEnabled: true, clock: systemClock, log: createLogger('silent'), storage: await LocalDiskStorage.create(join(tmpdir(), 'cls-live-files')) }
   const app = buildApp(deps).listen({ port: 0, hostname: '127.0.0.1' })
   const url = `http://127.0.0.1:${app.server!.port}`
 
@@ -99,7 +99,7 @@ try {
     const u = sessions[Math.floor(Math.random() * sessions.length)]!.user_id
     const [w] = await sql.begin(async (tx) => {
       const written = await insertNotifications(tx, [{ userId: u, type: 'ANNOUNCEMENT', title: `single ${i}`, content: '', actionPath: null }], new Date())
-      await afterNotificationsWritten(tx, written)
+      await announceNew(tx, written)
       return written
     })
     commits.set(w!.id, Date.now())
@@ -108,7 +108,7 @@ try {
   // One fan-out to every stream holder in one transaction.
   const fan = await sql.begin(async (tx) => {
     const written = await insertNotifications(tx, sessions.map((s) => ({ userId: s.user_id, type: 'ANNOUNCEMENT' as const, title: 'to everyone', content: '', actionPath: null })), new Date())
-    await afterNotificationsWritten(tx, written)
+    await announceNew(tx, written)
     return written
   })
   const fanCommit = Date.now()

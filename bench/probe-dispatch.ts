@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import postgres from 'postgres'
 import type { Sql } from '../src/db/connect.ts'
-import { setEmailEnabled } from '../src/modules/email/outbox.ts'
+import { emailChannel } from '../src/modules/email/channel.ts'
 import { dispatch } from '../src/modules/reminders/dispatch.ts'
 import { restore, seedDueEvents } from './seed.ts'
 
@@ -17,7 +17,7 @@ const events = Number(process.env.PROBE_EVENTS ?? 20000)
 const batch = process.env.PROBE_BATCH ? Number(process.env.PROBE_BATCH) : undefined
 const dispatchers = Number(process.env.PROBE_DISPATCHERS ?? 1)
 const repeat = Number(process.env.PROBE_REPEAT ?? 2)
-if (process.env.PROBE_EMAIL === '1') setEmailEnabled(true)
+const channels = process.env.PROBE_EMAIL === '1' ? [emailChannel] : []
 const workers = process.env.PROBE_WORKERS ? Number(process.env.PROBE_WORKERS) : undefined
 
 const setupDue = (count: number) => seedDueEvents(admin, now, count)
@@ -39,7 +39,7 @@ for (let r = 0; r < repeat; r++) {
   const c0 = process.cpuUsage()
   const t = now()
   const started = performance.now()
-  const runs = await Promise.all(pools.map((p) => dispatch(p, t, { ...(batch ? { batchSize: batch } : {}), ...(workers ? { workers } : {}) })))
+  const runs = await Promise.all(pools.map((p) => dispatch(p, t, { channels, ...(batch ? { batchSize: batch } : {}), ...(workers ? { workers } : {}) })))
   const seconds = (performance.now() - started) / 1000
   const backendMs = (ticks() - t0) * 10
   const c1 = process.cpuUsage(c0)

@@ -32,7 +32,7 @@ const config = {
   dbPoolMax: 10,
   validateResponses: false,
 } as Deps['config']
-const deps: Deps = { sql: db.sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) }
+const deps: Deps = { sql: db.sql, db: db.capability, config, emailEnabled: Boolean(config.smtpUrl), clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) }
 const app = buildApp(deps).listen({ hostname: '127.0.0.1', port: 0 })
 const base = `http://127.0.0.1:${app.server!.port}/api/v1`
 const [big] = await admin<{ id: string; teacher: string }[]>`

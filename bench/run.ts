@@ -82,7 +82,7 @@ const config = {
   validateResponses: process.env.BENCH_VALIDATE_RESPONSES === '1',
 } as Deps['config']
 const storage = new LocalDiskStorage(join(tmpdir(), 'cls-bench-files'))
-const deps: Deps = { sql: db.sql, db: db.capability, config, clock, log: createLogger('silent'), storage }
+const deps: Deps = { sql: db.sql, db: db.capability, config, emailEnabled: Boolean(config.smtpUrl), clock, log: createLogger('silent'), storage }
 const app = buildApp(deps).listen({ hostname: '127.0.0.1', port: 0 })
 const port = app.server?.port
 if (!port) throw new Error('the app did not start listening')

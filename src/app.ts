@@ -10,6 +10,7 @@ import { authRoutes } from './modules/auth/routes.ts'
 import { calendarFeedRoute, calendarRoutes } from './modules/calendar/routes.ts'
 import { courseRoutes } from './modules/courses/routes.ts'
 import { rosterRoutes } from './modules/rosters/routes.ts'
+import { CHANNELS } from './channels.ts'
 import { emailRoutes } from './modules/email/routes.ts'
 import { experimentRoutes } from './modules/experiments/routes.ts'
 import { gradeRoutes } from './modules/grades/routes.ts'
@@ -37,7 +38,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
     .use(learningRoutes(deps))
     .use(homeworkRoutes(deps))
     .use(reminderRoutes(deps))
-    .use(notificationRoutes(deps))
+    .use(notificationRoutes(deps, CHANNELS))
     .use(emailRoutes(deps))
     .use(experimentRoutes(deps))
     .use(resourceRoutes(deps))

@@ -13,6 +13,12 @@ export interface Deps {
   clock: Clock
   log: Logger
   storage: FileStorage
+  /**
+   * Whether this process queues notification e-mails (server.ts: SMTP_URL is set). A switch
+   * passed here, read by the e-mail channel (src/channels.ts), never a module global. Absent:
+   * off (tools and tests that build Deps without an SMTP server).
+   */
+  emailEnabled?: boolean
   /** The process's state (server.ts sets `draining` on SIGTERM); absent in most tests. */
   lifecycle?: Lifecycle
 }

@@ -1,5 +1,6 @@
 import { cron } from '@elysiajs/cron'
 import { Elysia } from 'elysia'
+import { channelsOn } from './channels.ts'
 import type { Deps } from './deps.ts'
 import { maintainDatabase } from './db/maintenance.ts'
 import { isConnectionError } from './http/plumbing.ts'
@@ -118,7 +119,7 @@ export function reminderJob(deps: Deps): Job {
   return {
     name: 'homework-reminders',
     pattern: deps.config.reminderScanCron,
-    run: (now) => dispatch(deps.sql, now, { maxConnections: deps.db.maxConnections }),
+    run: (now) => dispatch(deps.sql, now, { maxConnections: deps.db.maxConnections, channels: channelsOn(deps) }),
   }
 }
 

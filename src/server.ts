@@ -38,7 +38,16 @@ log.info('database ready', { kind: db.kind, migrationsApplied: applied })
 const jwtSecret = config.jwtSecret ?? (await embeddedJwtSecret(config.dataDir))
 const storage = await createStorage(config)
 const lifecycle: Lifecycle = { draining: false }
-const deps: Deps = { sql: db.sql, db: db.capability, config: { ...config, jwtSecret }, clock: systemClock, log, storage, lifecycle }
+const deps: Deps = {
+  sql: db.sql,
+  db: db.capability,
+  config: { ...config, jwtSecret },
+  emailEnabled: Boolean(config.smtpUrl),
+  clock: systemClock,
+  log,
+  storage,
+  lifecycle,
+}
 
 let lastRequestAt = 0
 const jobs = scheduler(deps, [...defaultJobs(deps), ...(db.dumpDataDir ? [backupJob(deps, db.dumpDataDir)] : [])])

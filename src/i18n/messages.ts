@@ -64,6 +64,15 @@ export function renderMessage(locale: Locale, section: Section | 'issue', key: s
   })
 }
 
+/**
+ * A notification text (the catalogue's `notification` section) in the reader's language. The
+ * parameters are other people's words (course and task titles) and are never translated.
+ */
+export function renderText(locale: Locale, key: keyof typeof en.notification, params: Record<string, string | number> = {}): string {
+  const cat = CATALOGUES[locale] ?? CATALOGUES[DEFAULT_LOCALE]
+  return cat.notification[key].replace(/\{\{(\w+)\}\}/g, (_, name: string) => String(params[name] ?? ''))
+}
+
 /** An English text of ours in the reader's language (unchanged when unknown or when English is wanted). */
 export function localizeText(text: string, locale: Locale, only?: Section): string {
   if (locale === 'en') return text

@@ -28,8 +28,9 @@ interface NotificationRow {
   read_at: Date | null
 }
 const notificationsFor = (courseId: string) => ctx.deps.sql<NotificationRow[]>`
-  select user_id, notification_type, title, content, action_path, delivered_at, read_at
+  select user_id, notification_type, params->>'announcementTitle' as title, params->>'excerpt' as content, action_path, delivered_at, read_at
     from notifications where action_path = ${`/courses/${courseId}`} order by user_id`
+// The row stores no wording (issue 28): the teacher's title and excerpt are in its params.
 
 describe('POST /courses/{courseId}/announcements', () => {
   test('publishes: 201, sanitised content, author, timestamps', async () => {

@@ -395,14 +395,17 @@ describe('PATCH /submissions/{submissionId}/grade', () => {
       gradedAt: '2026-11-23T10:00:00.000Z',
       note: 'grade me',
     })
-    const notes = await ctx.deps.sql<{ notification_type: string; action_path: string; title: string; content: string }[]>`
-      select notification_type, action_path, title, content from notifications where user_id = ${w.students[2]!.id}`
+    const notes = await ctx.deps.sql<{ notification_type: string; action_path: string; params: { score: number; subject: string } }[]>`
+      select notification_type, action_path, params from notifications where user_id = ${w.students[2]!.id}`
     expect(notes).toHaveLength(1)
     expect(notes[0]).toMatchObject({
       notification_type: 'SUBMISSION_GRADED',
       action_path: `/experiments/${experimentId}?courseId=${w.course.id}`,
     })
-    expect(notes[0]!.content).toContain('88.5')
+    // Stored as params (no wording in the row, issue 28); the inbox renders the text.
+    expect(notes[0]!.params).toMatchObject({ subject: 'EXPERIMENT', score: 88.5 })
+    const inbox = await ctx.api.get('/notifications', { token: w.students[2]!.token })
+    expect(inbox.data.items[0].content).toContain('88.5')
 
     const latest = await ctx.api.get(`/experiments/${experimentId}/submissions/latest`, { token: w.students[2]!.token })
     expect(latest.data.score).toBe(88.5)

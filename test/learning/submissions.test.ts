@@ -276,8 +276,9 @@ describe('grading', () => {
     const cleared = await w.api.patch(gradePath(sub.id), { token: w.teacher.token, json: { score: 100, feedback: null } })
     expect(cleared.data).toMatchObject({ score: 100, feedback: null })
 
-    const notes = await w.deps.sql<{ notification_type: string; action_path: string; title: string; content: string; delivered_at: Date }[]>`
-      select notification_type, action_path, title, content, delivered_at from notifications
+    // The row stores params, no wording (issue 28): the score is in params.
+    const notes = await w.deps.sql<{ notification_type: string; action_path: string; content: string; delivered_at: Date }[]>`
+      select notification_type, action_path, (params->>'score') || '/100' as content, delivered_at from notifications
        where user_id = ${w.student.id} and action_path like ${`%taskId=${media.id}`} order by delivered_at`
     expect(notes).toHaveLength(3) // one per grading, the clearing regrade included
     expect(notes[0]).toMatchObject({ notification_type: 'SUBMISSION_GRADED', action_path: `/courses/${w.course.id}?taskId=${media.id}` })

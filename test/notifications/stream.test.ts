@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Sql } from '../../src/db/connect.ts'
+import type { Sql, TxSql } from '../../src/db/connect.ts'
 import { insertNotifications } from '../../src/modules/notifications/queries.ts'
-import { afterNotificationsWritten } from '../../src/modules/notifications/written.ts'
+import { notify as notifyUsers } from '../../src/modules/notifications/notify.ts'
+import { newId } from '../../src/lib/ids.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, type Account, type TestContext } from '../support/harness.ts'
@@ -49,10 +50,18 @@ async function connect(token: string | null, opts: { lastEventId?: string; query
   return { res, stream: null, body: await res.json() }
 }
 
+/** One announcement-like notification through the pipeline (no channels). */
+const announce = (tx: TxSql, userId: string, title: string) =>
+  notifyUsers(
+    tx,
+    [userId],
+    { actionPath: null, params: { kind: 'ANNOUNCEMENT', courseId: newId(), courseTitle: 'Streams', announcementTitle: title, excerpt: '' } },
+    { now: clock.now(), channels: [] },
+  )
+
 const notify = async (userId: string, title: string) => {
   await sql.begin(async (tx) => {
-    const written = await insertNotifications(tx, [{ userId, type: 'ANNOUNCEMENT', title, content: '', actionPath: null }], clock.now())
-    await afterNotificationsWritten(tx, written)
+    await announce(tx, userId, title)
   })
 }
 
@@ -112,8 +121,7 @@ describe('GET /notifications/stream', () => {
     await notify(b.id, 'for b')
     await sql
       .begin(async (tx) => {
-        const written = await insertNotifications(tx, [{ userId: a.id, type: 'ANNOUNCEMENT', title: 'rolled back', content: '', actionPath: null }], clock.now())
-        await afterNotificationsWritten(tx, written)
+        await announce(tx, a.id, 'rolled back')
         throw new Error('rollback')
       })
       .catch(() => {})

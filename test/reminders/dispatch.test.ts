@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { renderNotification, type NotificationParams } from '../../src/modules/notifications/texts.ts'
 import type { Sql } from '../../src/db/connect.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint, insertSubmission } from '../support/fixtures.ts'
@@ -28,10 +29,13 @@ async function course(n: number, title = 'Algorithms') {
   return { courseId: c.id, students, pointId }
 }
 
+/** A stored row's text in English at `now`, as the inbox renders it. */
+const text = (n: { title: string; content: string; params: NotificationParams }, now: Date) => renderNotification({ title: n.title, content: n.content }, n.params, 'en', now)
+
 const notificationsFor = (taskId: string) => sql<
-  { user_id: string; notification_type: string; title: string; content: string; action_path: string; delivered_at: Date; read_at: Date | null; event_id: string; trigger_type: string }[]
+  { user_id: string; notification_type: string; title: string; content: string; action_path: string; delivered_at: Date; read_at: Date | null; event_id: string; trigger_type: string; params: NotificationParams }[]
 >`
-  select n.user_id, n.notification_type, n.title, n.content, n.action_path, n.delivered_at, n.read_at, n.event_id, e.trigger_type
+  select n.user_id, n.notification_type, n.title, n.content, n.action_path, n.delivered_at, n.read_at, n.event_id, e.trigger_type, n.params
     from notifications n join homework_reminder_events e on e.id = n.event_id
    where e.task_id = ${taskId}
    order by e.scheduled_at, n.user_id`
@@ -57,14 +61,17 @@ describe('dispatch', () => {
       ['START', startAt.toISOString()],
     ])
     const [n] = await notificationsFor(hw.id)
+    // No wording is stored (issue 28): the row keeps params, rendered for its reader when read.
     expect(n).toMatchObject({
       notification_type: 'HOMEWORK_REMINDER',
-      title: 'New homework: Dijkstra drill',
-      content: '"Dijkstra drill" in Graph Theory is open.',
+      title: '',
+      content: '',
       action_path: `/courses/${c.courseId}?taskId=${hw.id}`,
       read_at: null,
       trigger_type: 'START',
+      params: { kind: 'HOMEWORK_REMINDER', trigger: 'START', taskTitle: 'Dijkstra drill', courseTitle: 'Graph Theory', dueAt: dueAt.toISOString() },
     })
+    expect(text(n!, startAt)).toEqual({ title: 'New homework: Dijkstra drill', content: '"Dijkstra drill" in Graph Theory is open. It is due in 3 days.' })
     expect(n!.delivered_at.toISOString()).toBe(startAt.toISOString())
 
     // BEFORE_DUE_24H, then DUE.
@@ -74,10 +81,10 @@ describe('dispatch', () => {
     expect(events.every((e) => e.sent_at && !e.canceled)).toBe(true)
     const all = await notificationsFor(hw.id)
     expect(all.map((x) => x.trigger_type)).toEqual(['START', 'START', 'BEFORE_DUE_24H', 'BEFORE_DUE_24H', 'DUE', 'DUE'])
-    expect(all[2]!.title).toBe('Homework due in 24 hours: Dijkstra drill')
-    expect(all[2]!.content).toBe('"Dijkstra drill" in Graph Theory is due in 24 hours. Remember to submit it in time.')
-    expect(all[4]!.title).toBe('Homework due now: Dijkstra drill')
-    expect(all[4]!.content).toContain('is due now.')
+    expect(text(all[2]!, dueAt).title).toBe('Homework due in 24 hours: Dijkstra drill')
+    expect(text(all[2]!, dueAt).content).toBe('"Dijkstra drill" in Graph Theory is due in 24 hours. Remember to submit it in time.')
+    expect(text(all[4]!, dueAt).title).toBe('Homework due now: Dijkstra drill')
+    expect(text(all[4]!, dueAt).content).toContain('is due now.')
     // No clock time fixed in one zone (issue 12.5): the structure travels in params.
     expect(all.some((x) => /UTC|\d{2}:\d{2}/.test(x.title + x.content))).toBe(false)
     expect(new Set(all.map((x) => x.user_id))).toEqual(new Set(c.students))

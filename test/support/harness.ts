@@ -47,10 +47,12 @@ export interface TestContext {
 
 export async function testApp(opts: { clock?: Clock; config?: Partial<Config>; deps?: Partial<Deps> } = {}): Promise<TestContext> {
   const db = await testDatabase()
+  const config = testConfig(opts.config)
   const deps: Deps = {
     sql: db.sql,
     db: db.capability,
-    config: testConfig(opts.config),
+    config,
+    emailEnabled: Boolean(config.smtpUrl),
     clock: opts.clock ?? systemClock,
     log: createLogger((process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent'),
     // Each app gets its own empty file storage, so tests can assert on what is (not) on disk.

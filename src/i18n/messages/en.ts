@@ -226,6 +226,42 @@ const en = {
     not_integer: 'must be a whole number',
     invalid: 'is invalid',
   },
+  /**
+   * Notifications, rendered when they are read (inbox, stream, e-mail) from their stored params
+   * (src/modules/notifications/texts.ts); no clock time in a text. Then their e-mail's frame and
+   * the calendar feed. The one home of the service's notification wording.
+   */
+  notification: {
+    reminderStartTitle: 'New homework: {{task}}',
+    reminderStartContent: '"{{task}}" in {{course}} is open. It is due in {{span}}.',
+    reminderStartPassedContent: '"{{task}}" in {{course}} is open. Its deadline has passed.',
+    reminderBeforeDueTitle: 'Homework due in 24 hours: {{task}}',
+    reminderBeforeDueContent: '"{{task}}" in {{course}} is due in 24 hours. Remember to submit it in time.',
+    reminderDueTitle: 'Homework due now: {{task}}',
+    reminderDueContent: '"{{task}}" in {{course}} is due now. Submissions after the due time are marked late.',
+    gradedTaskTitle: 'Graded: {{title}}',
+    gradedTaskContent: 'Your answer sheet for "{{title}}"{{where}} was graded: {{score}}/100.',
+    gradedExperimentTitle: 'Experiment graded: {{title}}',
+    gradedExperimentContent: 'Your submission "{{file}}" for {{title}}{{where}} received {{score}}/100.',
+    inCourse: ' in {{course}}',
+    submittedTitle: 'New submission: {{title}}',
+    submittedContent: '{{student}} handed in "{{title}}" in {{course}}.',
+    submittedLateContent: '{{student}} handed in "{{title}}" in {{course}} after the deadline.',
+    spanDay: '1 day',
+    spanDays: '{{n}} days',
+    spanHour: '1 hour',
+    spanHours: '{{n}} hours',
+    spanMinute: '1 minute',
+    spanMinutes: '{{n}} minutes',
+    mailSubject: '[{{course}}] {{title}}',
+    mailOpen: 'Open it in Course Learning',
+    mailWhy: 'You receive this because e-mail is on for this kind of notification.',
+    mailUnsubscribe: 'Turn these e-mails off',
+    calendarName: 'Course deadlines',
+    calendarHomework: 'homework due',
+    calendarExperiment: 'experiment due',
+    calendarSummary: '{{course}}: {{title}} ({{kind}})',
+  },
   /** Words that fill a placeholder of another message (`{{what}}`). */
   term: {
     unit: 'unit',

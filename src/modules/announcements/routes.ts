@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
+import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
@@ -18,7 +19,7 @@ export function announcementRoutes(deps: Deps) {
       '',
       async ({ params, body, user, set }) => {
         set.status = 201
-        return ok(await service.publish(sql, params.courseId, user, body, clock.now()), 'Announcement published.')
+        return ok(await service.publish(sql, params.courseId, user, body, clock.now(), channelsOn(deps)), 'Announcement published.')
       },
       {
         params: CourseParams,

@@ -5,9 +5,9 @@ import type { CurrentUser } from '../../http/guards.ts'
 import { offsetOf, page, type PageQuery } from '../../http/pagination.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
-import { notifyCourseStudents } from '../notifications/queries.ts'
+import type { Channel } from '../notifications/channel.ts'
+import { notify } from '../notifications/notify.ts'
 import { announceCounts } from '../notifications/bus.ts'
-import { afterNotificationsWritten } from '../notifications/written.ts'
 import type { CreateAnnouncementBody, UpdateAnnouncementBody } from './model.ts'
 import { excerpt } from './plain-text.ts'
 import * as q from './queries.ts'
@@ -42,24 +42,20 @@ async function load(sql: Sql, courseId: string, id: string) {
  * Publishes an announcement and notifies every student of the course in the same
  * transaction (one INSERT … SELECT), so either both happen or neither.
  */
-export async function publish(sql: Sql, courseId: string, author: CurrentUser, body: CreateAnnouncementBody, now: Date) {
+export async function publish(sql: Sql, courseId: string, author: CurrentUser, body: CreateAnnouncementBody, now: Date, channels: readonly Channel[]) {
   const id = newId()
   const content = cleanContent(body.content)
   await sql.begin(async (tx) => {
     await q.insertAnnouncement(tx, { id, courseId, authorId: author.id, title: body.title, content, now })
-    const written = await notifyCourseStudents(
+    await notify(
       tx,
-      courseId,
+      { courseStudents: courseId },
       {
-        type: 'ANNOUNCEMENT',
-        title: body.title,
-        content: excerpt(content),
         actionPath: `/courses/${courseId}`,
         params: { kind: 'ANNOUNCEMENT', announcementId: id, courseId, courseTitle: null, announcementTitle: body.title, excerpt: excerpt(content) },
       },
-      now,
+      { now, channels },
     )
-    await afterNotificationsWritten(tx, written)
   })
   return load(sql, courseId, id)
 }

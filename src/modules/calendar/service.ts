@@ -1,6 +1,7 @@
 import ical, { ICalCalendarMethod } from 'ical-generator'
 import type { Sql } from '../../db/connect.ts'
 import { resolveLocale, type Locale } from '../../i18n/locale.ts'
+import { renderText } from '../../i18n/messages.ts'
 import * as q from './queries.ts'
 
 export const FEED_PATH = '/calendar/'
@@ -21,20 +22,13 @@ export async function rotateFeed(sql: Sql, userId: string, base: string) {
   return { url: feedUrl(base, await q.rotateToken(sql, userId, newToken())) }
 }
 
-const WORDS: Record<Locale, { name: string; homework: string; experiment: string; summary: (course: string, title: string, kind: string) => string }> = {
-  en: {
-    name: 'Course deadlines',
-    homework: 'homework due',
-    experiment: 'experiment due',
-    summary: (course, title, kind) => `${course}: ${title} (${kind})`,
-  },
-  'zh-CN': {
-    name: '课程截止日期',
-    homework: '作业截止',
-    experiment: '实验截止',
-    summary: (course, title, kind) => `${course}：${title}（${kind}）`,
-  },
-}
+/** The feed's words, from the catalogue (src/i18n/messages, section `notification`). */
+const wordsOf = (locale: Locale) => ({
+  name: renderText(locale, 'calendarName'),
+  homework: renderText(locale, 'calendarHomework'),
+  experiment: renderText(locale, 'calendarExperiment'),
+  summary: (course: string, title: string, kind: string) => renderText(locale, 'calendarSummary', { course, title, kind }),
+})
 
 export interface Feed {
   body: string
@@ -50,7 +44,7 @@ export async function renderFeed(sql: Sql, token: string, opts: { base: string; 
   if (!isToken(token)) return null
   const owner = await q.feedOwner(sql, token)
   if (!owner) return null
-  const words = WORDS[resolveLocale(owner.locale, opts.acceptLanguage)]
+  const words = wordsOf(resolveLocale(owner.locale, opts.acceptLanguage))
   const base = opts.base.replace(/\/+$/, '')
   const cal = ical({
     name: words.name,

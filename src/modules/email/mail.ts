@@ -1,5 +1,6 @@
 import sanitizeHtml from 'sanitize-html'
 import { resolveLocale } from '../../i18n/locale.ts'
+import { renderText } from '../../i18n/messages.ts'
 import { mailSubject, renderNotification } from '../notifications/texts.ts'
 import type { OutboxItem } from './queries.ts'
 import { unsubscribeToken } from './tokens.ts'
@@ -11,11 +12,6 @@ export interface MailSettings {
 }
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
-
-const WORDS = {
-  en: { open: 'Open it in Course Learning', why: 'You receive this because e-mail is on for this kind of notification.', unsubscribe: 'Turn these e-mails off' },
-  'zh-CN': { open: '在课程学习平台中查看', why: '你开启了此类通知的邮件提醒，所以收到这封邮件。', unsubscribe: '不再接收此类邮件' },
-} as const
 
 /** The Message-ID of a notification's mail: fixed, so a resend is recognisably the same mail. */
 export const messageIdOf = (notificationId: string, publicUrl: string) => `<${notificationId}@${new URL(publicUrl).hostname || 'localhost'}>`
@@ -34,7 +30,7 @@ export function composeMail(item: OutboxItem, s: MailSettings, now: Date) {
   const token = encodeURIComponent(unsubscribeToken(s.secret, item.user_id, item.notification_type))
   const oneClick = `${s.publicUrl}/api/v1/email/unsubscribe?token=${token}`
   const unsubscribe = `${s.publicUrl}/unsubscribe?token=${token}`
-  const w = WORDS[locale]
+  const w = { open: renderText(locale, 'mailOpen'), why: renderText(locale, 'mailWhy'), unsubscribe: renderText(locale, 'mailUnsubscribe') }
   const plain = `${text.title}\n\n${text.content}\n\n${w.open}: ${link}\n\n-- \n${w.why}\n${w.unsubscribe}: ${unsubscribe}\n`
   const html = sanitizeHtml(
     `<h2>${escape(text.title)}</h2><p>${escape(text.content)}</p><p><a href="${escape(link)}">${escape(w.open)}</a></p>` +

@@ -1,66 +1,6 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
 import type { NotificationParams } from '../notifications/texts.ts'
-import type { EmailType } from './model.ts'
-
-export interface PreferenceRow {
-  email_homework_reminder: boolean
-  email_submission_graded: boolean
-  email_announcement: boolean
-}
-
-export async function preferencesOf(sql: Sql, userId: string) {
-  const [row] = await sql<PreferenceRow[]>`
-    select email_homework_reminder, email_submission_graded, email_announcement
-      from notification_preferences where user_id = ${userId}`
-  return row ?? null
-}
-
-const COLUMN: Record<EmailType, string> = {
-  HOMEWORK_REMINDER: 'email_homework_reminder',
-  SUBMISSION_GRADED: 'email_submission_graded',
-  ANNOUNCEMENT: 'email_announcement',
-}
-
-/** Sets the given switches (the others keep their value or default) and returns the row. */
-export async function savePreferences(sql: Sql, userId: string, set: Partial<Record<EmailType, boolean>>, now: Date) {
-  const v = (t: EmailType) => (set[t] === undefined ? null : set[t])
-  const [row] = await sql<PreferenceRow[]>`
-    insert into notification_preferences as p (user_id, email_homework_reminder, email_submission_graded, email_announcement, updated_at)
-    values (${userId}, coalesce(${v('HOMEWORK_REMINDER')}::boolean, true), coalesce(${v('SUBMISSION_GRADED')}::boolean, true),
-            coalesce(${v('ANNOUNCEMENT')}::boolean, false), ${now})
-    on conflict (user_id) do update
-       set email_homework_reminder = coalesce(${v('HOMEWORK_REMINDER')}::boolean, p.email_homework_reminder),
-           email_submission_graded = coalesce(${v('SUBMISSION_GRADED')}::boolean, p.email_submission_graded),
-           email_announcement = coalesce(${v('ANNOUNCEMENT')}::boolean, p.email_announcement),
-           updated_at = ${now}
-    returning email_homework_reminder, email_submission_graded, email_announcement`
-  return row!
-}
-export { COLUMN as PREFERENCE_COLUMN }
-
-/**
- * Queues one outbox row per written notification whose type its owner wants by e-mail, in the
- * notification's transaction (one INSERT … SELECT whatever the fan-out). Only to a verified
- * address: a notification carries text other users chose (course and homework titles), and an
- * address nobody proved to own must never receive it.
- */
-export async function queueEmails(tx: Sql | TxSql, ids: string[]) {
-  const res = await tx`
-    insert into email_outbox (id, notification_id, user_id, created_at, next_attempt_at)
-    select n.id, n.id, n.user_id, n.delivered_at, n.delivered_at
-      from notifications n
-      join users u on u.id = n.user_id and u.email_verified
-      left join notification_preferences p on p.user_id = n.user_id
-     where n.id = any(${ids}::uuid[])
-       and case n.notification_type
-             when 'HOMEWORK_REMINDER' then coalesce(p.email_homework_reminder, true)
-             when 'SUBMISSION_GRADED' then coalesce(p.email_submission_graded, true)
-             when 'ANNOUNCEMENT' then coalesce(p.email_announcement, false)
-             else false
-           end
-    on conflict (notification_id) do nothing`
-  return res.count
-}
+import type { NotificationType } from '../notifications/types.ts'
 
 export type AccountMailKind = 'VERIFY_EMAIL' | 'CHANGE_EMAIL' | 'RESET_PASSWORD' | 'EMAIL_CHANGED' | 'ROSTER_INVITATION'
 
@@ -109,7 +49,7 @@ export interface NotificationOutboxItem extends OutboxCommon {
   user_id: string
   email: string
   notification_id: string
-  notification_type: EmailType
+  notification_type: NotificationType
   title: string
   content: string
   action_path: string | null

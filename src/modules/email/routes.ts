@@ -2,26 +2,13 @@ import { Elysia } from 'elysia'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
-import { NotificationPreferences, PutNotificationPreferences, UnsubscribeQuery, UnsubscribeResult } from './model.ts'
-import { setEmailEnabled } from './outbox.ts'
+import { UnsubscribeQuery, UnsubscribeResult } from './model.ts'
 import * as service from './service.ts'
 
 export function emailRoutes(deps: Deps) {
   const { sql, clock } = deps
-  setEmailEnabled(Boolean(deps.config.smtpUrl))
   return new Elysia({ tags: ['Notifications'] })
     .use(authPlugin(deps))
-    .get('/me/notification-preferences', async ({ user }) => ok(await service.preferences(sql, user.id)), {
-      auth: true,
-      response: { 200: envelope(NotificationPreferences) },
-      detail: { summary: 'My notification preferences', description: 'Which types are also e-mailed. Defaults: HOMEWORK_REMINDER true, SUBMISSION_GRADED true, ANNOUNCEMENT false.' },
-    })
-    .put('/me/notification-preferences', async ({ user, body }) => ok(await service.savePreferences(sql, user.id, body, clock.now())), {
-      auth: true,
-      body: PutNotificationPreferences,
-      response: { 200: envelope(NotificationPreferences) },
-      detail: { summary: 'Change my notification preferences', description: 'Any subset of `email`; returns the whole object. Unknown keys → 400.' },
-    })
     .post(
       '/email/unsubscribe',
       async ({ query }) => ok(await service.unsubscribe(sql, deps.config.jwtSecret, query.token, clock.now()), 'You will no longer receive these e-mails.'),

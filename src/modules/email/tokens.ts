@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { EMAIL_TYPES, type EmailType } from './model.ts'
+import { isNotificationType, type NotificationType as EmailType } from '../notifications/types.ts'
 
 /*
  * Unsubscribe tokens: `<userId>.<type>.<signature>`, the signature an HMAC-SHA256 of
@@ -16,7 +16,7 @@ export function unsubscribeToken(secret: string, userId: string, type: EmailType
 export function verifyUnsubscribeToken(secret: string, token: string): { userId: string; type: EmailType } | null {
   const [userId, type, sig, ...rest] = token.split('.')
   if (!userId || !type || !sig || rest.length) return null
-  if (!/^[0-9a-f-]{36}$/i.test(userId) || !(EMAIL_TYPES as readonly string[]).includes(type)) return null
+  if (!/^[0-9a-f-]{36}$/i.test(userId) || !isNotificationType(type)) return null
   const want = Buffer.from(sign(secret, userId, type as EmailType))
   const got = Buffer.from(sig)
   if (want.length !== got.length || !timingSafeEqual(want, got)) return null

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
+import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { courseAccess } from '../../http/guards.ts'
@@ -192,7 +193,7 @@ export function experimentRoutes(deps: Deps) {
     )
     .patch(
       '/submissions/:submissionId/grade',
-      async ({ user, params, body }) => ok(await service.grade(sql, params.submissionId, user, body, clock.now()), 'Graded.'),
+      async ({ user, params, body }) => ok(await service.grade(sql, params.submissionId, user, body, clock.now(), channelsOn(deps)), 'Graded.'),
       {
         experimentSubmission: 'teacher',
         params: SubmissionParams,

@@ -6,8 +6,8 @@ import { courseAccess, type CourseAccess, type CourseIntent, type CurrentUser } 
 import { feedbackChange, type GradeBody } from '../../lib/grading.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
-import { insertNotifications } from '../notifications/queries.ts'
-import { afterNotificationsWritten } from '../notifications/written.ts'
+import type { Channel } from '../notifications/channel.ts'
+import { notify } from '../notifications/notify.ts'
 import type { StoredFileMeta } from '../../storage/download.ts'
 import type { FileStorage } from '../../storage/storage.ts'
 import { checkUpload, cleanContentType, cleanFileName, type UploadedFile } from '../../storage/upload.ts'
@@ -183,7 +183,7 @@ export async function submissionFile(sql: Sql, submissionId: string, user: Curre
   return { key: s.storage_key, fileName: s.file_name, size: Number(s.file_size), contentType: s.content_type }
 }
 
-export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser, body: GradeBody, now: Date) {
+export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser, body: GradeBody, now: Date, channels: readonly Channel[]) {
   const s = await q.findSubmissionContext(sql, submissionId)
   if (!s) throw submissionNotFound()
   await courseAccess(sql, s.course_id, teacher, 'teacher', { write: true })
@@ -191,29 +191,23 @@ export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser
   const row = await sql.begin(async (tx) => {
     const graded = await q.gradeSubmission(tx, { id: s.id, score: body.score, feedback, graderId: teacher.id, now })
     if (!graded) throw submissionNotFound()
-    const written = await insertNotifications(
+    await notify(
       tx,
-      [
-        {
-          userId: graded.student_id,
-          type: 'SUBMISSION_GRADED',
-          title: `Experiment graded: ${s.experiment_title}`.slice(0, 200),
-          content: `Your submission "${graded.file_name}" received ${Number(graded.score)} / 100.`,
-          actionPath: `/experiments/${s.experiment_id}?courseId=${s.course_id}`,
-          params: {
-            kind: 'SUBMISSION_GRADED',
-            subject: 'EXPERIMENT',
-            courseId: s.course_id,
-            courseTitle: null,
-            title: s.experiment_title,
-            score: Number(graded.score),
-            fileName: graded.file_name,
-          },
+      [graded.student_id],
+      {
+        actionPath: `/experiments/${s.experiment_id}?courseId=${s.course_id}`,
+        params: {
+          kind: 'SUBMISSION_GRADED',
+          subject: 'EXPERIMENT',
+          courseId: s.course_id,
+          courseTitle: null,
+          title: s.experiment_title,
+          score: Number(graded.score),
+          fileName: graded.file_name,
         },
-      ],
-      now,
+      },
+      { now, channels },
     )
-    await afterNotificationsWritten(tx, written)
     return graded
   })
   return toSubmission(row)

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
+import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
@@ -239,7 +240,7 @@ function submissionRoutes(deps: Deps) {
     .patch(
       '/submissions/:submissionId/grade',
       async ({ course, user, params, body }) =>
-        ok(await submissions.grade(sql, course.id, user, params.submissionId, body, clock.now()), 'Graded.'),
+        ok(await submissions.grade(sql, course.id, user, params.submissionId, body, clock.now(), channelsOn(deps)), 'Graded.'),
       {
         course: 'teacher',
         params: idParams('courseId', 'submissionId'),

@@ -6,8 +6,8 @@ import { offsetOf, page, windowOf, type OptionalPageQuery } from '../../http/pag
 import { feedbackChange } from '../../lib/grading.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
-import { insertNotifications } from '../notifications/queries.ts'
-import { afterNotificationsWritten } from '../notifications/written.ts'
+import type { Channel } from '../notifications/channel.ts'
+import { notify } from '../notifications/notify.ts'
 import type { AnswerInput, LearningGradeBody, SubmissionQuery, SubmitBody } from './model.ts'
 import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type TaskRow } from './rows.ts'
 import { staleScores } from './regrade.ts'
@@ -174,7 +174,15 @@ function refuseStaleScores(questions: StoredQuestion[], scores: QuestionScore[])
  * With `questionScores` the teacher scores short-answer questions; `score` may then be left
  * out once every short-answer question is scored (computed from points), or given to override.
  */
-export async function grade(sql: Sql, courseId: string, grader: CurrentUser, submissionId: string, body: LearningGradeBody, now: Date) {
+export async function grade(
+  sql: Sql,
+  courseId: string,
+  grader: CurrentUser,
+  submissionId: string,
+  body: LearningGradeBody,
+  now: Date,
+  channels: readonly Channel[],
+) {
   const feedback = feedbackChange(body.feedback)
   if (body.score === undefined && body.questionScores === undefined) throw invalidField('score', 'is required (or give questionScores)')
   return sql.begin(async (tx) => {
@@ -196,21 +204,15 @@ export async function grade(sql: Sql, courseId: string, grader: CurrentUser, sub
     const row = await q.gradeSubmission(tx, { courseId, submissionId, score: score!, questionScores, feedback, graderId: grader.id, now })
     if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
     const graded = toSubmission(row)
-    const written = await insertNotifications(
+    await notify(
       tx,
-      [
-        {
-          userId: row.student_id,
-          type: 'SUBMISSION_GRADED',
-          title: `Graded: ${row.task_title}`.slice(0, 250),
-          content: `Your answer sheet for "${row.task_title}" was graded: ${graded.score}/100.`,
-          actionPath: `/courses/${courseId}?taskId=${row.task_id}`,
-          params: { kind: 'SUBMISSION_GRADED', subject: 'TASK', courseId, courseTitle: null, title: row.task_title, score: Number(graded.score) },
-        },
-      ],
-      now,
+      [row.student_id],
+      {
+        actionPath: `/courses/${courseId}?taskId=${row.task_id}`,
+        params: { kind: 'SUBMISSION_GRADED', subject: 'TASK', courseId, courseTitle: null, title: row.task_title, score: Number(graded.score) },
+      },
+      { now, channels },
     )
-    await afterNotificationsWritten(tx, written)
     return graded
   })
 }

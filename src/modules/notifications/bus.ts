@@ -10,6 +10,10 @@ import type { Sql, TxSql } from '../../db/connect.ts'
  * instance when (and only if) the transaction commits. Payloads carry ids only, never content:
  *   n|<userId>:<notificationId>,<userId>:<notificationId>…   new notifications (chunked < 8000 bytes)
  *   c|<userId>,<userId>…                                      counts changed
+ *   a|<ISO-8601 instant>|<userId>,<userId>…                   notifications delivered at that instant to
+ *                                                             these users (notify.ts; chunked like n|)
+ *   a|<ISO-8601 instant>|                                     … to users the writer did not list (a whole
+ *                                                             course, resolved in SQL): one payload
  *
  * Each process holds ONE listening connection (postgres.js `sql.listen`, a dedicated connection
  * outside the pool; DATABASE_LISTEN_URL when the pool goes through a transaction-mode pooler,
@@ -25,7 +29,14 @@ import type { Sql, TxSql } from '../../db/connect.ts'
 export const CHANNEL = 'cls_notifications'
 const MAX_PAYLOAD = 7900
 
-export type Signal = { kind: 'new'; pairs: [userId: string, id: string][] } | { kind: 'counts'; userIds: string[] }
+export type Signal =
+  | { kind: 'new'; pairs: [userId: string, id: string][] }
+  | { kind: 'counts'; userIds: string[] }
+  /**
+   * Notifications were written with delivered_at = `at`, to `userIds` (null: not listed, e.g. a
+   * whole course): each hub reads the rows of that instant of its own streams' users.
+   */
+  | { kind: 'at'; at: string; userIds: string[] | null }
 
 /** In-process signals (embedded database), and every signal this process sends (tests, metrics). */
 export const localSignals = new EventEmitter()
@@ -46,6 +57,7 @@ function chunk(prefix: string, parts: string[], sep: string): string[] {
 }
 
 export function encodeSignal(s: Signal): string[] {
+  if (s.kind === 'at') return s.userIds ? chunk(`a|${s.at}|`, s.userIds, ',') : [`a|${s.at}|`]
   return s.kind === 'new' ? chunk('n|', s.pairs.map(([u, id]) => `${u}:${id}`), ',') : chunk('c|', s.userIds, ',')
 }
 
@@ -59,6 +71,13 @@ export function decodeSignal(payload: string): Signal | null {
     return { kind: 'new', pairs }
   }
   if (payload.startsWith('c|')) return { kind: 'counts', userIds: body.split(',').filter(Boolean) }
+  if (payload.startsWith('a|')) {
+    const bar = body.indexOf('|')
+    const at = bar < 0 ? body : body.slice(0, bar)
+    if (Number.isNaN(Date.parse(at))) return null
+    const users = bar < 0 ? '' : body.slice(bar + 1)
+    return { kind: 'at', at, userIds: users ? users.split(',').filter(Boolean) : null }
+  }
   return null
 }
 
@@ -73,6 +92,15 @@ async function send(sql: Sql | TxSql, s: Signal) {
 /** New notifications were written in this transaction: tell their owners' streams on commit. */
 export function announceNew(tx: Sql | TxSql, written: readonly { id: string; user_id: string }[]) {
   return send(tx, { kind: 'new', pairs: written.map((w) => [w.user_id, w.id]) })
+}
+
+/**
+ * Notifications were written in this transaction with delivered_at = `at`, to `userIds` when the
+ * writer has them (a hub then looks only if one of them has a stream there), else in one payload
+ * however many (a course's students stay in the database; each hub looks up its own streams' users).
+ */
+export function announceAt(tx: Sql | TxSql, at: Date, userIds: readonly string[] | null) {
+  return send(tx, { kind: 'at', at: at.toISOString(), userIds: userIds ? [...new Set(userIds)] : null })
 }
 
 /** Users' counts changed (marked read, notifications retracted): tell their streams. */

@@ -1,8 +1,9 @@
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
 import { PageQuery } from '../../http/pagination.ts'
+import { defaultOn, TYPE_NAMES, type NotificationType } from './types.ts'
 
-export const NotificationTypeSchema = z.enum(['HOMEWORK_REMINDER', 'SUBMISSION_GRADED', 'ANNOUNCEMENT'])
+export const NotificationTypeSchema = z.enum(TYPE_NAMES as [NotificationType, ...NotificationType[]])
 
 export const Notification = z
   .object({
@@ -49,3 +50,34 @@ export const ReadAllResult = z.object({ updated: z.number().int() }).meta({ id: 
 export const StreamQuery = z.object({
   lastEventId: Uuid.optional().meta({ description: 'Like the Last-Event-ID header, for clients that cannot set headers.' }),
 })
+
+/**
+ * /me/notification-preferences: per channel of the channel list (src/channels.ts), a switch per
+ * type, e.g. `{ email: { HOMEWORK_REMINDER: true, … } }`; the defaults come from types.ts.
+ */
+export function preferenceSchemas(channels: readonly string[]) {
+  const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
+  const defaults = (c: string) => TYPE_NAMES.map((t) => `${t} ${defaultOn(t, c)}`).join(', ')
+  const whole = z
+    .object(
+      Object.fromEntries(
+        channels.map((c) => [
+          c,
+          z
+            .object(Object.fromEntries(TYPE_NAMES.map((t) => [t, z.boolean()])) as Record<NotificationType, z.ZodBoolean>)
+            .meta({ id: `${cap(c)}Preferences`, description: `Which notification types are also sent by ${c}. Defaults: ${defaults(c)}.` }),
+        ]),
+      ),
+    )
+    .meta({ id: 'NotificationPreferences' })
+  /** Any subset; an unknown key (at either level) → 400. */
+  const put = z
+    .object(
+      Object.fromEntries(
+        channels.map((c) => [c, z.object(Object.fromEntries(TYPE_NAMES.map((t) => [t, z.boolean().optional()]))).strict().optional()]),
+      ),
+    )
+    .strict()
+    .meta({ id: 'PutNotificationPreferences' })
+  return { whole, put }
+}

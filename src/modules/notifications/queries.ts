@@ -3,7 +3,8 @@ import { newId } from '../../lib/ids.ts'
 import { countNotifications as countCreated } from '../../metrics.ts'
 import type { NotificationParams } from './texts.ts'
 
-export type NotificationType = 'HOMEWORK_REMINDER' | 'SUBMISSION_GRADED' | 'ANNOUNCEMENT'
+import type { NotificationType } from './types.ts'
+export type { NotificationType }
 
 export interface NewNotification {
   userId: string
@@ -17,8 +18,10 @@ export interface NewNotification {
 }
 
 /**
- * Writes many notifications in one statement (fan-out is set-based, never a loop of inserts).
- * A params object naming a course without its title gets the course's current title.
+ * Raw rows, for tests and benches (and rows shaped as before sql/011: stored text, no params):
+ * no channel, no stream announcement. The service writes notifications through notify.ts only.
+ * Many in one statement; a params object naming a course without its title gets the course's
+ * current title.
  */
 export async function insertNotifications(sql: Sql | TxSql, rows: NewNotification[], now: Date) {
   if (rows.length === 0) return [] as { id: string; user_id: string }[]
@@ -45,7 +48,7 @@ export async function insertNotifications(sql: Sql | TxSql, rows: NewNotificatio
   return inserted
 }
 
-/** Notifies every student of a course in one INSERT … SELECT (announcements). */
+/** Raw rows for every student of a course in one INSERT … SELECT (tests; the service uses notify.ts). */
 export async function notifyCourseStudents(
   sql: Sql | TxSql,
   courseId: string,

@@ -3,13 +3,49 @@ import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { resolveLocale } from '../../i18n/locale.ts'
-import { InboxQuery, Notification, NotificationPage, NotificationParams, ReadAllResult, StreamQuery } from './model.ts'
+import type { Channel } from './channel.ts'
+import { InboxQuery, Notification, NotificationPage, NotificationParams, preferenceSchemas, ReadAllResult, StreamQuery } from './model.ts'
+import { preferencesOf, savePreferences } from './preferences.ts'
 import * as service from './service.ts'
 import { hubFor } from './stream.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-export function notificationRoutes(deps: Deps) {
+/**
+ * The inbox, its live stream, and the preferences (a switch per type for each channel of
+ * `channels`, the channel list of src/channels.ts).
+ */
+export function notificationRoutes(deps: Deps, channels: readonly Channel[]) {
+  return new Elysia().use(inboxRoutes(deps)).use(preferenceRoutes(deps, channels))
+}
+
+function preferenceRoutes(deps: Deps, channels: readonly Channel[]) {
+  const { sql, clock } = deps
+  const names = channels.map((c) => c.name)
+  const schemas = preferenceSchemas(names)
+  return new Elysia({ tags: ['Notifications'] })
+    .use(authPlugin(deps))
+    .get('/me/notification-preferences', async ({ user }) => ok(await preferencesOf(sql, user.id, names)), {
+      auth: true,
+      response: { 200: envelope(schemas.whole) },
+      detail: { summary: 'My notification preferences', description: 'Per channel, which types are also sent on it. Defaults (email): HOMEWORK_REMINDER true, SUBMISSION_GRADED true, ANNOUNCEMENT false.' },
+    })
+    .put(
+      '/me/notification-preferences',
+      async ({ user, body }) => {
+        await savePreferences(sql, user.id, body as Record<string, Record<string, boolean>>, clock.now())
+        return ok(await preferencesOf(sql, user.id, names))
+      },
+      {
+        auth: true,
+        body: schemas.put,
+        response: { 200: envelope(schemas.whole) },
+        detail: { summary: 'Change my notification preferences', description: 'Any subset of each channel (`email`); returns the whole object. Unknown keys → 400.' },
+      },
+    )
+}
+
+function inboxRoutes(deps: Deps) {
   const { sql, clock } = deps
   const hub = hubFor(deps)
   return new Elysia({ prefix: '/notifications', tags: ['Notifications'] })

@@ -211,20 +211,34 @@ export class StreamHub {
   // two queries per batch, not per chunk.
   private pendingPairs: [string, string][] = []
   private pendingCounts = new Set<string>()
+  /** Instants with new notifications → the local users they are for ('all': not listed). */
+  private pendingAts = new Map<string, Set<string> | 'all'>()
   private flushScheduled = false
   private enqueue(sig: Signal) {
+    if (this.byUser.size === 0) return
     if (sig.kind === 'new') {
       for (const p of sig.pairs) if (this.byUser.has(p[0])) this.pendingPairs.push(p)
-    } else for (const u of sig.userIds) if (this.byUser.has(u)) this.pendingCounts.add(u)
-    if (this.flushScheduled || (this.pendingPairs.length === 0 && this.pendingCounts.size === 0)) return
+    } else if (sig.kind === 'at') {
+      const cur = this.pendingAts.get(sig.at)
+      if (!sig.userIds) this.pendingAts.set(sig.at, 'all')
+      else if (cur !== 'all') {
+        const here = sig.userIds.filter((u) => this.byUser.has(u))
+        if (here.length) this.pendingAts.set(sig.at, new Set([...(cur ?? []), ...here]))
+      }
+    }
+    else for (const u of sig.userIds) if (this.byUser.has(u)) this.pendingCounts.add(u)
+    if (this.flushScheduled || (this.pendingPairs.length === 0 && this.pendingCounts.size === 0 && this.pendingAts.size === 0)) return
     this.flushScheduled = true
     setTimeout(() => {
       this.flushScheduled = false
       const pairs = this.pendingPairs
       const counts = [...this.pendingCounts]
+      const ats = [...this.pendingAts]
       this.pendingPairs = []
       this.pendingCounts = new Set()
+      this.pendingAts = new Map()
       const run = async () => {
+        for (const [at, users] of ats) await this.onSignal({ kind: 'at', at, userIds: users === 'all' ? null : [...users] })
         if (pairs.length) await this.onSignal({ kind: 'new', pairs })
         if (counts.length) await this.onSignal({ kind: 'counts', userIds: counts })
       }
@@ -244,6 +258,17 @@ export class StreamHub {
         select id, user_id, notification_type, title, content, action_path, read_at, delivered_at, params
           from notifications where id = any(${ids}::uuid[])
          order by delivered_at, id`
+      users = [...new Set(rows.map((r) => r.user_id))]
+    } else if (sig.kind === 'at') {
+      // Keyed by notifications_user_idx (user_id, delivered_at): this hub's users only. A row of
+      // that instant already written to a stream is skipped there (`seen`).
+      const here = (sig.userIds ?? [...this.byUser.keys()]).filter((u) => this.byUser.has(u))
+      if (here.length === 0) return
+      rows = await sql<(NotificationRow & { user_id: string })[]>`
+        select n.id, n.user_id, n.notification_type, n.title, n.content, n.action_path, n.read_at, n.delivered_at, n.params
+          from unnest(${here}::uuid[]) as u (id)
+          join notifications n on n.user_id = u.id and n.delivered_at = ${new Date(sig.at)}
+         order by n.delivered_at, n.id`
       users = [...new Set(rows.map((r) => r.user_id))]
     } else {
       users = sig.userIds.filter(here)

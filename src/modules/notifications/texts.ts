@@ -1,9 +1,12 @@
 import type { Locale } from '../../i18n/locale.ts'
+import { renderText } from '../../i18n/messages.ts'
+import type { NotificationType } from './types.ts'
 
 /*
  * Notification texts, rendered when they are read (the inbox, the stream, an e-mail) in the
- * reader's language, from the structure stored with the notification (`params`). No clock time
- * is fixed in a text: deadlines are relative ("due in 3 days", "due in 24 hours", "due now") and
+ * reader's language, from the structure stored with the notification (`params`); the words are
+ * the catalogue's (src/i18n/messages, section `notification`). No clock time is fixed in a
+ * text: deadlines are relative ("due in 3 days", "due in 24 hours", "due now") and
  * `params.dueAt` (ISO-8601) lets a client show the time in the reader's own zone.
  */
 
@@ -43,6 +46,10 @@ export interface AnnouncementParams {
 
 export type NotificationParams = ReminderParams | GradedParams | AnnouncementParams
 
+// Every type has its params (a type without them fails to compile here).
+type _EveryTypeHasParams = [NotificationType] extends [NotificationParams['kind']] ? true : never
+export const _everyTypeHasParams: _EveryTypeHasParams = true
+
 export interface RenderedText {
   title: string
   content: string
@@ -54,63 +61,32 @@ const DAY = 24 * HOUR
 
 /** "3 days", "5 hours", "1 minute" / "3 天"...: the rounded distance to a future instant. */
 export function relativeSpan(ms: number, locale: Locale): string {
-  const [n, unit] = ms >= 2 * DAY ? [Math.round(ms / DAY), 'day'] : ms >= 2 * HOUR ? [Math.round(ms / HOUR), 'hour'] : [Math.max(1, Math.round(ms / MINUTE)), 'minute']
-  if (locale === 'zh-CN') return `${n} ${{ day: '天', hour: '小时', minute: '分钟' }[unit]}`
-  return `${n} ${unit}${n === 1 ? '' : 's'}`
+  const [n, unit] = ms >= 2 * DAY ? [Math.round(ms / DAY), 'Day'] : ms >= 2 * HOUR ? [Math.round(ms / HOUR), 'Hour'] : [Math.max(1, Math.round(ms / MINUTE)), 'Minute']
+  return renderText(locale, `span${unit}${n === 1 ? '' : 's'}` as 'spanDays', { n })
 }
 
 function reminder(p: ReminderParams, locale: Locale, now: Date): RenderedText {
-  const left = new Date(p.dueAt).getTime() - now.getTime()
-  if (locale === 'zh-CN') {
-    switch (p.trigger) {
-      case 'START':
-        return {
-          title: `新作业：${p.taskTitle}`,
-          content: `课程“${p.courseTitle}”布置了新作业“${p.taskTitle}”，现在可以开始做了。` + (left > 0 ? `距离截止还有 ${relativeSpan(left, locale)}。` : '截止时间已过。'),
-        }
-      case 'BEFORE_DUE_24H':
-        return {
-          title: `作业 24 小时后截止：${p.taskTitle}`,
-          content: `课程“${p.courseTitle}”的作业“${p.taskTitle}”将在 24 小时后截止，请记得按时提交。`,
-        }
-      case 'DUE':
-        return {
-          title: `作业已到截止时间：${p.taskTitle}`,
-          content: `课程“${p.courseTitle}”的作业“${p.taskTitle}”已到截止时间，此后提交将记为迟交。`,
-        }
-    }
-  }
+  const v = { task: p.taskTitle, course: p.courseTitle }
   switch (p.trigger) {
-    case 'START':
+    case 'START': {
+      const left = new Date(p.dueAt).getTime() - now.getTime()
       return {
-        title: `New homework: ${p.taskTitle}`,
-        content: `"${p.taskTitle}" in ${p.courseTitle} is open. ` + (left > 0 ? `It is due in ${relativeSpan(left, locale)}.` : 'Its deadline has passed.'),
+        title: renderText(locale, 'reminderStartTitle', v),
+        content: left > 0 ? renderText(locale, 'reminderStartContent', { ...v, span: relativeSpan(left, locale) }) : renderText(locale, 'reminderStartPassedContent', v),
       }
+    }
     case 'BEFORE_DUE_24H':
-      return {
-        title: `Homework due in 24 hours: ${p.taskTitle}`,
-        content: `"${p.taskTitle}" in ${p.courseTitle} is due in 24 hours. Remember to submit it in time.`,
-      }
+      return { title: renderText(locale, 'reminderBeforeDueTitle', v), content: renderText(locale, 'reminderBeforeDueContent', v) }
     case 'DUE':
-      return {
-        title: `Homework due now: ${p.taskTitle}`,
-        content: `"${p.taskTitle}" in ${p.courseTitle} is due now. Submissions after the due time are marked late.`,
-      }
+      return { title: renderText(locale, 'reminderDueTitle', v), content: renderText(locale, 'reminderDueContent', v) }
   }
 }
 
 function graded(p: GradedParams, locale: Locale): RenderedText {
-  const course = p.courseTitle
-  if (locale === 'zh-CN') {
-    const where = course ? `课程“${course}”中` : ''
-    return p.subject === 'EXPERIMENT'
-      ? { title: `实验已批改：${p.title}`, content: `你在${where}实验“${p.title}”提交的“${p.fileName ?? ''}”已批改，得分 ${p.score}/100。` }
-      : { title: `作业已批改：${p.title}`, content: `你在${where}“${p.title}”的答卷已批改，得分 ${p.score}/100。` }
-  }
-  const where = course ? ` in ${course}` : ''
+  const v = { title: p.title, score: p.score, file: p.fileName ?? '', where: p.courseTitle ? renderText(locale, 'inCourse', { course: p.courseTitle }) : '' }
   return p.subject === 'EXPERIMENT'
-    ? { title: `Experiment graded: ${p.title}`, content: `Your submission "${p.fileName ?? ''}" for ${p.title}${where} received ${p.score}/100.` }
-    : { title: `Graded: ${p.title}`, content: `Your answer sheet for "${p.title}"${where} was graded: ${p.score}/100.` }
+    ? { title: renderText(locale, 'gradedExperimentTitle', v), content: renderText(locale, 'gradedExperimentContent', v) }
+    : { title: renderText(locale, 'gradedTaskTitle', v), content: renderText(locale, 'gradedTaskContent', v) }
 }
 
 /** Announcements are the teacher's own words: the title and excerpt are not translated. */
@@ -144,6 +120,5 @@ export function renderNotification(
 /** The subject line of a notification's e-mail: it names the course. */
 export function mailSubject(text: RenderedText, params: NotificationParams | null, locale: Locale): string {
   const course = params && 'courseTitle' in params ? params.courseTitle : null
-  if (!course) return text.title
-  return locale === 'zh-CN' ? `【${course}】${text.title}` : `[${course}] ${text.title}`
+  return course ? renderText(locale, 'mailSubject', { course, title: text.title }) : text.title
 }

@@ -1,6 +1,7 @@
 import type { Sql } from '../../db/connect.ts'
-import { afterNotificationsWritten } from '../notifications/written.ts'
-import { deliverDue } from './queries.ts'
+import type { Channel } from '../notifications/channel.ts'
+import { notifyEvents } from '../notifications/notify.ts'
+import { claimDue } from './delivery.ts'
 
 /** Events per batch (one transaction, one statement): large enough that per-batch costs vanish. */
 export const DEFAULT_BATCH_SIZE = 2000
@@ -17,14 +18,20 @@ export interface DispatchResult {
  * including events that came due while no instance was running.
  *
  * Each batch is one transaction: one statement claims rows with FOR UPDATE SKIP LOCKED, cancels
- * the ones that must not be sent, writes the notifications (unique per event) and sets sent_at
- * (see deliverDue); then the e-mail outbox rows and the stream announcement. Several
+ * the ones that must not be sent and sets sent_at (delivery.ts); then notify writes the
+ * notifications (unique per event), the `channels`' outbox rows and the stream announcement
+ * (notifications/notify.ts). Several
  * dispatchers (the `workers` of this call, other instances) can run at once: each row is
  * locked by exactly one of them, and a failure rolls its whole batch back so the next run
  * delivers it. After a failure the other workers stop at their next batch; the first error is
  * thrown once they have.
  */
-export async function dispatch(sql: Sql, now: Date, opts: { batchSize?: number; workers?: number; maxConnections?: number } = {}): Promise<DispatchResult> {
+export async function dispatch(
+  sql: Sql,
+  now: Date,
+  opts: { batchSize?: number; workers?: number; maxConnections?: number; channels?: readonly Channel[] } = {},
+): Promise<DispatchResult> {
+  const channels = opts.channels ?? []
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE
   // Never more batches in flight than the database has connections (the embedded one has one).
   const workers = opts.workers ?? Math.min(DEFAULT_WORKERS, opts.maxConnections ?? DEFAULT_WORKERS)
@@ -33,8 +40,8 @@ export async function dispatch(sql: Sql, now: Date, opts: { batchSize?: number; 
   const worker = async () => {
     while (!failed) {
       const batch = await sql.begin(async (tx) => {
-        const { claimed, canceled, written } = await deliverDue(tx, now, batchSize)
-        await afterNotificationsWritten(tx, written)
+        const { claimed, canceled, groups } = await claimDue(tx, now, batchSize)
+        await notifyEvents(tx, groups, { now, channels })
         return { claimed, sent: claimed - canceled, canceled }
       }).catch((e) => {
         failed = true

@@ -1,5 +1,4 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
-import { countNotifications } from '../../metrics.ts'
 
 export type TriggerType = 'START' | 'BEFORE_DUE_24H' | 'DUE'
 export const TRIGGER_TYPES: readonly TriggerType[] = ['START', 'BEFORE_DUE_24H', 'DUE']
@@ -183,104 +182,6 @@ export async function cancelPendingOfCourse(tx: TxSql, courseId: string) {
  */
 export async function generateForCourse(tx: TxSql, courseId: string, now: Date, published = false) {
   return generateForMembers(tx, tx`t.course_id = ${courseId}`, now, published, true)
-}
-
-export interface DeliveredBatch {
-  /** Events claimed (locked) by this batch: sent + canceled. */
-  claimed: number
-  canceled: number
-  /** The notifications written, one per sent event. */
-  written: { id: string; user_id: string }[]
-}
-
-/**
- * One dispatch batch as ONE statement: claims up to `limit` due pending events (FOR UPDATE
- * SKIP LOCKED: rows another dispatcher holds are skipped, not waited for; a row another
- * dispatcher sent between our snapshot and our lock is re-checked under READ COMMITTED and
- * dropped), judges each, marks it sent or canceled and writes the notification of every sent
- * one. An event is canceled instead of sent when its course is archived, its task is no longer homework, its student
- * is no longer in the course, or (BEFORE_DUE_24H, DUE) the student has already submitted.
- *
- * One statement instead of claim / cancel / insert / mark: each claimed row is read once and
- * updated once, and the task, course, membership and submission are looked up once per event
- * (membership and submission by key; the old left join of course_members probed the course's
- * members by course alone, 137 rows per event on the campus set).
- * `event_id` is unique: an event that somehow already has its notification is not delivered
- * again. Rows come back as the written notifications (id, user_id) plus one summary row
- * (id null) with the claimed and canceled counts, so an empty batch still answers.
- */
-export async function deliverDue(tx: TxSql, now: Date, limit: number): Promise<DeliveredBatch> {
-  // title/content: the English text with no clock time (rows are rendered for their reader from
-  // params when read, see notifications/texts.ts).
-  const rows = await tx<{ id: string | null; user_id: string | null; claimed: number; canceled: number }[]>`
-    with claimed as (
-      select id, task_id, target_user_id, trigger_type
-        from homework_reminder_events
-       where scheduled_at <= ${now} and sent_at is null and not canceled
-       order by scheduled_at, id
-       limit ${limit}
-         for update skip locked
-    ), tasks as (
-      -- Each task of the batch once (a batch spans a few): what its notifications share. LIMIT 1
-      -- keeps the lookup keyed (as a plain join the planner hashed all 20,400 tasks).
-      select t.id, t.course_id, t.task_kind, t.title, t.archived,
-             '"' || t.title || '" in ' || t.course_title as quoted,
-             '/courses/' || t.course_id || '?taskId=' || t.id as action_path,
-             jsonb_build_object(
-               'kind', 'HOMEWORK_REMINDER',
-               'courseId', t.course_id, 'courseTitle', t.course_title, 'taskId', t.id, 'taskTitle', t.title,
-               'startAt', to_char(t.start_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-               'dueAt', to_char(t.due_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as params
-        from (select distinct task_id from claimed) d
-        cross join lateral (select t.id, t.course_id, t.title, t.start_at, t.due_at, t.task_kind, co.title as course_title, co.archived
-                              from learning_tasks t join courses co on co.id = t.course_id
-                             where t.id = d.task_id limit 1) t
-    ), judged as (
-      select c.id, c.target_user_id, c.trigger_type, t.id as task_id, t.title, t.quoted, t.action_path, t.params,
-             t.task_kind = 'HOMEWORK' and not t.archived and m.member is not null
-               and not (c.trigger_type in ('BEFORE_DUE_24H', 'DUE') and s.submitted is not null) as deliver
-        from claimed c
-        join tasks t on t.id = c.task_id
-        -- Keyed probes, as above (as EXISTS the planner hashed all 81,800 memberships).
-        left join lateral (select true as member from course_members m
-                            where m.course_id = t.course_id and m.user_id = c.target_user_id limit 1) m on true
-        left join lateral (select true as submitted from learning_submissions s
-                            where s.task_id = c.task_id and s.student_id = c.target_user_id limit 1) s on true
-    ), marked as (
-      update homework_reminder_events e
-         set sent_at = case when j.deliver then ${now}::timestamptz end,
-             canceled = not j.deliver
-        from judged j
-       where e.id = j.id
-      returning e.id
-    ), written as (
-      insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id, params)
-      select gen_uuid_v7(), j.target_user_id, 'HOMEWORK_REMINDER',
-             case j.trigger_type
-               when 'START' then 'New homework: ' || j.title
-               when 'BEFORE_DUE_24H' then 'Homework due in 24 hours: ' || j.title
-               else 'Homework due now: ' || j.title
-             end,
-             case j.trigger_type
-               when 'START' then j.quoted || ' is open.'
-               when 'BEFORE_DUE_24H' then j.quoted || ' is due in 24 hours. Remember to submit it in time.'
-               else j.quoted || ' is due now. Submissions after the due time are marked late.'
-             end,
-             j.action_path, ${now}, j.id, j.params || jsonb_build_object('trigger', j.trigger_type)
-        from judged j
-       where j.deliver
-      on conflict (event_id) do nothing
-      returning id, user_id
-    )
-    select null::uuid as id, null::uuid as user_id,
-           (select count(*) from marked)::int as claimed,
-           (select count(*) from judged where not deliver)::int as canceled
-    union all
-    select id, user_id, 0, 0 from written`
-  const summary = rows.find((r) => r.id === null)!
-  const written = rows.filter((r): r is typeof r & { id: string; user_id: string } => r.id !== null)
-  countNotifications('HOMEWORK_REMINDER', written.length)
-  return { claimed: summary.claimed, canceled: summary.canceled, written: written.map((r) => ({ id: r.id, user_id: r.user_id })) }
 }
 
 export interface EventRow {

@@ -1,0 +1,14 @@
+import type { Deps } from './deps.ts'
+import { emailChannel } from './modules/email/channel.ts'
+import type { Channel } from './modules/notifications/channel.ts'
+
+/**
+ * THE channel list: every way a notification leaves the service besides the inbox and the live
+ * stream. A new channel is a file in its own module implementing `Channel` plus a line here;
+ * notify (src/modules/notifications/notify.ts) fans out to the ones on in this process, and
+ * /me/notification-preferences offers a switch per type for each one listed.
+ */
+export const CHANNELS: readonly Channel[] = [emailChannel]
+
+/** The channels this process delivers on (their switches are on Deps). */
+export const channelsOn = (deps: Deps, all: readonly Channel[] = CHANNELS): Channel[] => all.filter((c) => c.enabled(deps))
