@@ -10,7 +10,7 @@ import { publish } from '../../src/modules/announcements/service.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, type Account, type TestContext } from '../support/harness.ts'
-import { HOUR, DAY, createHomework, plus } from '../reminders/helpers.ts'
+import { HOUR, DAY, createHomework, plus } from '../support/reminders.ts'
 
 /*
  * Issue 28: a channel is one file implementing `Channel` plus its entry in a channel list. This
