@@ -17,9 +17,10 @@ async function peakRssOf(pid: number): Promise<number> {
 
 /**
  * Issue 25 / API-CONTRACT "What one instance needs": the quick start (embedded database, empty
- * DATA_DIR) once peaked at 1,069 MB RSS on its first start and idled at 317-412 MB. initdb now
- * runs in a short-lived child (or is skipped with a template) and PGlite's buffers are sized
- * for a small box.
+ * DATA_DIR) once peaked at 1,069 MB RSS on its first start and idled at 317-412 MB; then initdb
+ * moved to a short-lived child that still peaked at ~916 MB. A first start now unpacks the
+ * cluster shipped for the installed PGlite (src/db/template), runs no initdb, and PGlite's
+ * buffers are sized for a small box.
  */
 describe.skipIf(!!process.env.DATABASE_URL)('the embedded default on a small box (real process)', () => {
   let svc: ServiceProcess
