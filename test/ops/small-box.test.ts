@@ -32,7 +32,7 @@ describe.skipIf(!!process.env.DATABASE_URL)('the embedded default on a small box
   afterAll(async () => {
     await svc?.stop()
     await rm(dataDir, { recursive: true, force: true })
-  })
+  }, 60_000) // the shutdown checkpoint fsyncs what the test wrote (slow on a loaded box)
 
   test('the first start on an empty DATA_DIR peaks below 400 MB RSS, web app and API served', async () => {
     // Not just healthy: the web app is built (no WEB_DIST_DIR) and the database written to.
