@@ -1,8 +1,10 @@
+import { fsyncSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import postgres from 'postgres'
+import { shippedTemplate, unpackTemplate } from './embedded-template.ts'
 
 export type Sql = postgres.Sql
 export type TxSql = postgres.TransactionSql
@@ -130,16 +132,54 @@ export async function removeStaleSocketDirs(base = tmpdir(), now = Date.now()): 
  * PostgreSQL settings of the embedded database, sized for a small box (issue 25). PGlite's
  * default `shared_buffers=128MB` is all touched when the cluster starts (+118 MB RSS measured
  * against 16 MB); its files sit in the operating system's page cache anyway, so a small buffer
- * pool costs a read system call on a miss, not a disk read. Durability is PGlite's own: these
- * settings touch no fsync or WAL behaviour (PGlite's defaults, kept, include `-F`).
+ * pool costs a read system call on a miss, not a disk read.
  */
 export const EMBEDDED_SETTINGS = ['shared_buffers=32MB', 'wal_buffers=1MB', 'temp_buffers=2MB', 'max_connections=10']
 
-/** PGlite's options for the embedded database (its own start parameters plus ours). */
+/**
+ * Durability (issue 25): PGlite starts PostgreSQL with `-F` (fsync off), and even without it an
+ * fsync did nothing: Emscripten's NODEFS has no fsync operation (the call returns success
+ * untouched), and the WAL is flushed with fdatasync, which never reaches the file system's
+ * operations. So `-F` is dropped, the WAL is flushed with fsync, and `durableNodeFs` gives NODEFS
+ * an fsync that calls the operating system's: every commit is on disk before it is
+ * acknowledged, as with a PostgreSQL server (bench/probe-fsync.ts: 350 fsyncs for 300 commits;
+ * ~12 ms a commit against ~3 ms on this shared box's disk).
+ */
+export const EMBEDDED_DURABILITY = ['fsync=on', 'wal_sync_method=fsync']
+
+/** PGlite's options for the embedded database (its own start parameters, without `-F`, plus ours). */
 export async function embeddedOptions() {
   const { PGlite } = await import('@electric-sql/pglite')
-  const defaults = (PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams
-  return { startParams: [...defaults, ...EMBEDDED_SETTINGS.flatMap((s) => ['-c', s])] }
+  const defaults = (PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams.filter((p) => p !== '-F')
+  return { startParams: [...defaults, ...[...EMBEDDED_SETTINGS, ...EMBEDDED_DURABILITY].flatMap((s) => ['-c', s])] }
+}
+
+let fsyncs = 0
+/** How many fsyncs the embedded databases of this process asked the operating system for. */
+export const embeddedFsyncCount = () => fsyncs
+
+/** PGlite's NodeFS for `dir`, with an fsync that reaches the disk (see EMBEDDED_DURABILITY). */
+export async function durableNodeFs(dir: string) {
+  const { NodeFS } = await import('@electric-sql/pglite/nodefs')
+  type Opts = Parameters<InstanceType<typeof NodeFS>['init']>[1]
+  class DurableNodeFS extends NodeFS {
+    override async init(pg: Parameters<InstanceType<typeof NodeFS>['init']>[0], opts: Opts) {
+      const { emscriptenOpts } = await super.init(pg, opts)
+      const preRun = [emscriptenOpts.preRun ?? []].flat() as ((mod: any) => void)[]
+      preRun.push((mod) => {
+        // One object shared by every file NODEFS opens.
+        mod.NODEFS.stream_ops.fsync = (stream: { nfd?: number }) => {
+          if (stream.nfd !== undefined) {
+            fsyncSync(stream.nfd)
+            fsyncs++
+          }
+          return 0
+        }
+      })
+      return { emscriptenOpts: { ...emscriptenOpts, preRun } as typeof emscriptenOpts }
+    }
+  }
+  return new DurableNodeFS(dir)
 }
 
 const INIT_SCRIPT = join(import.meta.dir, 'init-embedded.ts')
@@ -153,14 +193,14 @@ async function exists(path: string) {
 
 /**
  * Makes `dir` a PostgreSQL data directory when it is not one yet, without this process ever
- * holding initdb's memory: PGlite's initdb runs a second PostgreSQL instance plus initdb's own
- * WASM and peaks near 1 GB RSS, while the serving process with a ready data directory stays
- * near 200 MB. So the directory is copied from `template` (made at image build time by
- * `src/db/init-embedded.ts`) or made by that script in a short-lived child process. Either is
- * written next to `dir` and renamed into place when complete, so a start killed half-way
- * leaves no half-made cluster behind.
+ * holding initdb's memory (PGlite's initdb peaks near 900 MB RSS; the serving process with a
+ * ready data directory stays near 200 MB). In order of preference: a copy of `template`
+ * (EMBEDDED_TEMPLATE_DIR, made at image build time), the cluster shipped in the repository for
+ * the installed PGlite (src/db/template, unpacked here: +~45 MB for a moment), or
+ * `src/db/init-embedded.ts` in a short-lived child process. Each is written next to `dir` and
+ * renamed into place when complete, so a start killed half-way leaves no half-made cluster.
  */
-export async function ensureEmbeddedDataDir(dir: string, template?: string): Promise<'existing' | 'template' | 'initdb'> {
+export async function ensureEmbeddedDataDir(dir: string, template?: string, opts: { shipped?: string | null } = {}): Promise<'existing' | 'template' | 'shipped' | 'initdb'> {
   if (await exists(join(dir, 'PG_VERSION'))) return 'existing'
   if (await exists(dir)) {
     if ((await readdir(dir)).length > 0) throw new Error(`${dir} is neither empty nor a PostgreSQL data directory (no PG_VERSION); move it away to start a new database`)
@@ -169,10 +209,19 @@ export async function ensureEmbeddedDataDir(dir: string, template?: string): Pro
   await mkdir(dirname(dir), { recursive: true })
   const work = `${dir}.new-${process.pid}`
   await rm(work, { recursive: true, force: true })
-  let how: 'template' | 'initdb'
+  let how: 'template' | 'shipped' | 'initdb'
+  const shipped = opts.shipped === undefined ? await shippedTemplate() : (opts.shipped ?? undefined)
   if (template && (await exists(join(template, 'PG_VERSION')))) {
     await cp(template, work, { recursive: true })
     how = 'template'
+  } else if (shipped) {
+    try {
+      await unpackTemplate(shipped, work)
+    } catch (e) {
+      await rm(work, { recursive: true, force: true })
+      throw e
+    }
+    how = 'shipped'
   } else {
     const child = Bun.spawn([process.execPath, INIT_SCRIPT, work], { stdout: 'pipe', stderr: 'pipe', env: process.env })
     const [code, out, err] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()])
@@ -201,7 +250,7 @@ export async function connectEmbedded(dataDir: string | undefined, opts: { templ
     dir = resolve(dataDir, 'pgdata')
     await ensureEmbeddedDataDir(dir, opts.template)
   }
-  const db = await PGlite.create(dir, await embeddedOptions())
+  const db = await PGlite.create({ ...(await embeddedOptions()), ...(dir ? { fs: await durableNodeFs(dir) } : {}) })
   // A short path: unix socket paths are limited to ~100 bytes, DATA_DIR may be long.
   await removeStaleSocketDirs()
   const sockDir = await mkdtemp(join(tmpdir(), SOCKET_DIR_PREFIX))

@@ -1,8 +1,9 @@
 /**
  * `bun src/db/init-embedded.ts <dir>`: makes `<dir>` (absent or empty) a PGlite data directory
- * and exits. The service runs it as a short-lived child on a first start, so initdb's ~1 GB
- * peak is never held by the serving process; the Dockerfile runs it at build time to ship a
- * ready cluster (`EMBEDDED_TEMPLATE_DIR`), so a container's first start runs no initdb at all.
+ * with initdb and exits (~850-940 MB peak, bench/probe-initdb.ts). A first start uses it, in a
+ * short-lived child, only when neither EMBEDDED_TEMPLATE_DIR nor a cluster shipped for the
+ * installed PGlite (src/db/template, made by src/db/make-template.ts) is there; the Dockerfile
+ * runs it at build time for the image's EMBEDDED_TEMPLATE_DIR.
  */
 import { PGlite } from '@electric-sql/pglite'
 import { embeddedOptions } from './connect.ts'

@@ -54,7 +54,7 @@ describe('database maintenance', () => {
     expect(await lastVacuum(db, 'notifications')).toBeInstanceOf(Date)
     // The service goes on using the one connection afterwards.
     expect([...(await db.sql`select count(*)::int as n from notifications`)]).toEqual([{ n: 500 }])
-  })
+  }, 60_000) // boots and migrates its own PGlite: longer than 5 s on a loaded box
 
   test.skipIf(!process.env.DATABASE_URL)('PostgreSQL: nothing when autovacuum is on; else the tables with dead rows, one instance at a time', async () => {
     const scratch = await scratchDatabase('cls_maint')

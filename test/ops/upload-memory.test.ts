@@ -31,7 +31,7 @@ describe.each(['local', 's3'])(`a 400 MB upload on a real service process (%s st
     await svc?.stop()
     await s3?.stop()
     await db?.drop()
-  })
+  }, 60_000) // the shutdown checkpoint fsyncs what the test wrote (slow on a loaded box)
 
   test('RSS rises by at most 64 MB while it streams in, and returns near idle', async () => {
     const { teacher, courseId } = await teacherWithCourse(svc.api)
