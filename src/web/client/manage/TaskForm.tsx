@@ -10,6 +10,7 @@ import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { fromLocalInput, toLocalInput } from '../ui/time.tsx'
 import { answeredQuestionsOf, ConfirmQuestionRemoval } from '../teaching/QuizEditNotices.tsx'
+import { offersPublication, PublicationFields, submitLabelKey, type Publication } from '../publishing/Publishing.tsx'
 
 interface QuestionDraft {
   key: string
@@ -36,6 +37,9 @@ export interface TaskDraft {
   notifyOnStart: boolean
   notifyBeforeDue24h: boolean
   notifyOnDue: boolean
+  /** Publish now, keep as a draft, or schedule (new tasks and drafts only; see offersPublication). */
+  publication?: Publication
+  publishAt?: string
 }
 
 let seq = 0
@@ -72,6 +76,8 @@ export function draftOf(task?: Task): TaskDraft {
     notifyOnStart: task?.notifyOnStart ?? true,
     notifyBeforeDue24h: task?.notifyBeforeDue24h ?? true,
     notifyOnDue: task?.notifyOnDue ?? true,
+    publication: task ? (task.state === 'SCHEDULED' ? 'SCHEDULED' : 'DRAFT') : 'PUBLISHED',
+    publishAt: toLocalInput(task?.publishAt ?? null),
   }
 }
 
@@ -98,6 +104,10 @@ export function validateDraft(d: TaskDraft): Record<string, string> {
       if (!e[`q${i}`] && (!Number.isFinite(pts) || pts <= 0)) e[`q${i}`] = m('points', { n })
     })
   }
+  if (d.publication === 'SCHEDULED') {
+    const at = fromLocalInput(d.publishAt ?? '')
+    if (!at || Date.parse(at) <= Date.now()) e.publishAt = translate('publishing:publishAtRequired')
+  }
   if (d.taskKind === 'HOMEWORK') {
     const s = fromLocalInput(d.startAt)
     const due = fromLocalInput(d.dueAt)
@@ -107,8 +117,13 @@ export function validateDraft(d: TaskDraft): Record<string, string> {
   return e
 }
 
-export function bodyOf(d: TaskDraft) {
+/** `withPublication`: the form offered the choice (a new task or a draft), so the state is sent. */
+export function bodyOf(d: TaskDraft, withPublication = false) {
   const body: Record<string, unknown> = { title: d.title.trim(), taskKind: d.taskKind, taskType: d.taskType }
+  if (withPublication) {
+    body.state = d.publication ?? 'PUBLISHED'
+    if (d.publication === 'SCHEDULED') body.publishAt = fromLocalInput(d.publishAt ?? '')
+  }
   if (d.taskType === 'MEDIA') {
     body.materialType = d.materialType
     body.content = d.content
@@ -175,7 +190,7 @@ export function TaskForm({
     const errs = validateDraft(d)
     setErrors(errs)
     if (Object.keys(errs).length === 0) {
-      const body = bodyOf(d)
+      const body = bodyOf(d, offersPublication(task))
       setSent(body)
       onSubmit(body)
       clearDraft()
@@ -340,6 +355,16 @@ export function TaskForm({
         </fieldset>
       )}
 
+      {offersPublication(task) && (
+        <PublicationFields
+          value={d.publication ?? 'PUBLISHED'}
+          publishAt={d.publishAt ?? ''}
+          error={errors.publishAt}
+          onChange={(v) => set('publication', v)}
+          onPublishAt={(v) => set('publishAt', v)}
+        />
+      )}
+
       {answered && sent ? (
         <ConfirmQuestionRemoval questions={answered} onConfirm={() => onSubmit({ ...sent, confirmQuestionRemoval: true })} onKeep={() => setDismissed(error)} />
       ) : (
@@ -347,7 +372,7 @@ export function TaskForm({
       )}
       <div className="actions">
         <button type="submit" className="btn btn-primary" disabled={pending}>
-          {pending ? t('common.saving') : task ? t('taskForm.save') : t('taskForm.create')}
+          {pending ? t('common.saving') : task ? t('taskForm.save') : (d.publication ?? 'PUBLISHED') === 'PUBLISHED' ? t('taskForm.create') : t(submitLabelKey(d.publication as 'DRAFT' | 'SCHEDULED'))}
         </button>
         <button type="button" className="btn btn-ghost" onClick={cancel}>
           {t('common.cancel')}
