@@ -39,3 +39,25 @@ $$;
 drop trigger if exists homework_reminder_events_unpublished on homework_reminder_events;
 create trigger homework_reminder_events_unpublished after insert on homework_reminder_events
   referencing new table as new_rows for each statement execute function homework_reminder_events_drop_unpublished();
+
+-- More than one file per submission (issue 29.7): homework answer sheets and experiment
+-- submissions take one or more files (photos from a phone included). An experiment submission
+-- keeps its first file in its own columns (the single-file API is unchanged) and its further
+-- files here from position 2; a learning submission keeps all of its files here from position 1.
+create table if not exists submission_files (
+  id                       uuid primary key,
+  experiment_submission_id uuid references experiment_submissions (id) on delete cascade,
+  learning_submission_id   uuid references learning_submissions (id) on delete cascade,
+  position                 integer not null check (position between 1 and 100),
+  storage_key              text not null,
+  file_name                text not null,
+  file_size                bigint not null,
+  content_type             text not null,
+  check (num_nonnulls(experiment_submission_id, learning_submission_id) = 1)
+);
+create unique index if not exists submission_files_experiment_idx
+  on submission_files (experiment_submission_id, position) where experiment_submission_id is not null;
+create unique index if not exists submission_files_learning_idx
+  on submission_files (learning_submission_id, position) where learning_submission_id is not null;
+-- The storage sweep and backups look files up by key.
+create index if not exists submission_files_storage_key_idx on submission_files (storage_key);
