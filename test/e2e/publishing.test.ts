@@ -156,6 +156,21 @@ describe.skipIf(!hasChromium)('drafts, scheduled publishing and unpublishing (is
     expectNoErrors(tt)
   })
 
+  test('a task title over 200 characters is refused with a message, not cut (issue 29.10)', async () => {
+    const tt = await tabOf(teacher)
+    const tp = tt.page
+    await tp.goto(`/courses/${course.id}/manage?tab=learning`)
+    await tp.getByRole('button', { name: /^Add task/ }).click()
+    const form = tp.getByRole('form', { name: 'New task' })
+    const long = 'Heat '.repeat(50).trim() // 249 characters
+    await form.getByLabel('Task title').fill(long)
+    expect(await form.getByLabel('Task title').inputValue()).toBe(long)
+    await form.getByRole('button', { name: 'Create task' }).click()
+    await form.getByText('Titles are at most 200 characters; this one has 249. Shorten it.').waitFor()
+    expect(await row(tp, 'Heat Heat Heat').count()).toBe(0)
+    expectNoErrors(tt)
+  })
+
   async function firstPoint() {
     const tree = (await server.api.get(`/courses/${course.id}/learning`, { token: teacher.token })).data
     return tree.units[0].points[0] as { id: string }

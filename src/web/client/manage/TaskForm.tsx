@@ -86,6 +86,8 @@ export function validateDraft(d: TaskDraft): Record<string, string> {
   const e: Record<string, string> = {}
   const m = (key: string, o: Record<string, unknown> = {}) => translate(`manage:taskForm.errors.${key}`, o)
   if (!d.title.trim()) e.title = m('title')
+  // Refused with a message, never cut silently (issue 29.10): the input has no maxLength.
+  else if (d.title.trim().length > 200) e.title = m('titleTooLong', { max: 200, count: d.title.trim().length })
   if (d.taskType === 'MEDIA') {
     if (d.materialType === 'LINK' && !/^https?:\/\/\S+$/i.test(d.url.trim())) e.url = m('url')
     if (d.materialType === 'FILE' && !d.resourceId) e.resourceId = m('resourceId')
@@ -204,7 +206,7 @@ export function TaskForm({
   const questionErrors = Object.entries(errors).filter(([k]) => /^q\d+$|^questions$/.test(k))
   return (
     <form className="task-form" onSubmit={submit} noValidate aria-label={task ? t('taskForm.editLabel', { title: task.title }) : t('taskForm.newLabel')}>
-      <TextField label={t('taskForm.title')} value={d.title} onChange={(e) => set('title', e.target.value)} error={errors.title} maxLength={200} required />
+      <TextField label={t('taskForm.title')} value={d.title} onChange={(e) => set('title', e.target.value)} error={errors.title} required />
       <div className="row">
         <RadioGroup<TaskKind>
           legend={t('taskForm.kind')}
