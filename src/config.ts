@@ -37,6 +37,7 @@ const EnvSchema = z
     COOKIE_SECURE: bool.default(false),
     TRUST_PROXY: bool.default(false),
     REMINDER_SCAN_CRON: cronExpr.default('* * * * *'),
+    TASK_PUBLISH_CRON: cronExpr.default('* * * * *'),
     MAX_UPLOAD_BYTES: int(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
     LOGIN_MAX_FAILURES: int(1, 1000).default(5),
     LOGIN_MAX_FAILURES_PER_IP: int(1, 100000).default(50),
@@ -172,6 +173,8 @@ export interface Config {
   cookieSecure: boolean
   trustProxy: boolean
   reminderScanCron: string
+  /** The task-publisher job (scheduled tasks published when their time comes); "off" disables. */
+  taskPublishCron: string
   maxUploadBytes: number
   loginMaxFailures: number
   loginMaxFailuresPerIp: number
@@ -258,6 +261,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cookieSecure: e.COOKIE_SECURE,
     trustProxy: e.TRUST_PROXY,
     reminderScanCron: e.REMINDER_SCAN_CRON,
+    taskPublishCron: e.TASK_PUBLISH_CRON,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     loginMaxFailures: e.LOGIN_MAX_FAILURES,
     loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,

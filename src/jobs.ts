@@ -9,6 +9,7 @@ import { purgeExpired } from './modules/auth/queries.ts'
 import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
 import { purgeReadNotifications } from './modules/notifications/retention.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
+import { publishScheduledTasks } from './modules/learning/publishing.ts'
 import { sweepStorage } from './storage/sweep.ts'
 import { createBackup } from './backup/backup.ts'
 import { LocalDiskStorage } from './storage/local-disk.ts'
@@ -31,6 +32,7 @@ export function defaultJobs(deps: Deps): Job[] {
       },
     },
     reminderJob(deps),
+    taskPublisherJob(deps),
     storageSweepJob(deps),
     maintenanceJob(deps),
     ...(deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl)] : []),
@@ -120,6 +122,19 @@ export function reminderJob(deps: Deps): Job {
     name: 'homework-reminders',
     pattern: deps.config.reminderScanCron,
     run: (now) => dispatch(deps.sql, now, { maxConnections: deps.db.maxConnections, channels: channelsOn(deps) }),
+  }
+}
+
+/**
+ * Publishes scheduled tasks whose time has come, with their reminders (issue 29.9). Every minute
+ * by default; TASK_PUBLISH_CRON changes it and 'off' disables it on this instance. Safe on every
+ * instance at once (SKIP LOCKED).
+ */
+export function taskPublisherJob(deps: Deps): Job {
+  return {
+    name: 'task-publisher',
+    pattern: deps.config.taskPublishCron,
+    run: (now) => publishScheduledTasks(deps.sql, now),
   }
 }
 

@@ -95,7 +95,8 @@ export async function createBackup(o: BackupOptions): Promise<{ path: string; ma
       if (o.filesRoot) {
         const keys = await reserved.unsafe<{ k: string }[]>(
           `select storage_key as k from experiment_submissions
-           union select storage_key from course_resources where storage_key is not null`,
+           union select storage_key from course_resources where storage_key is not null
+           union select storage_key from submission_files`,
         )
         for (const { k } of keys) {
           if (!KEY.test(k)) continue

@@ -17,7 +17,9 @@ async function referenced(sql: Sql, keys: string[]): Promise<Set<string>> {
   const rows = await sql<{ k: string }[]>`
     select storage_key as k from experiment_submissions where storage_key = any(${keys}::text[])
     union
-    select storage_key as k from course_resources where storage_key = any(${keys}::text[])`
+    select storage_key as k from course_resources where storage_key = any(${keys}::text[])
+    union
+    select storage_key as k from submission_files where storage_key = any(${keys}::text[])`
   return new Set(rows.map((r) => r.k))
 }
 

@@ -25,6 +25,8 @@ export const uploadedFile = (message: string) =>
 /** The parsed fields of a multipart body and the files it stored; discard() removes those files. */
 export interface Multipart {
   fields: FormFields
+  /** The files of each field named in `repeatable`, in the order they arrived (empty parts left out). */
+  files: Record<string, UploadedFile[]>
   /** Removes every stored file of this body (when the request fails after reading it). */
   discard(): Promise<void>
 }
@@ -62,6 +64,8 @@ export async function readMultipart(
   maxUploadBytes: number,
   storage: FileStorage,
   fileFields: readonly string[] = ['file'],
+  /** File fields that may come more than once (`files` of a multi-file submission). */
+  repeatable: readonly string[] = [],
 ): Promise<Multipart> {
   if (mediaType(request) !== 'multipart/form-data') {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data.')
@@ -72,6 +76,7 @@ export async function readMultipart(
   if (Number(request.headers.get('content-length') ?? '0') > maxUploadBytes + MULTIPART_OVERHEAD_BYTES) throw tooLarge(maxUploadBytes)
 
   const fields: FormFields = {}
+  const files: Record<string, (UploadedFile | null)[]> = Object.fromEntries(repeatable.map((n) => [n, []]))
   const stored: UploadedFile[] = []
   const pending: Promise<unknown>[] = []
   const discard = async () => {
@@ -113,6 +118,24 @@ export async function readMultipart(
     // Errors reach us through storage.put; one raised after it stopped reading (the parser
     // destroyed mid-part) has no one else to hear it.
     stream.on('error', () => {})
+    if (repeatable.includes(name) && fileFields.includes(name) && !failure) {
+      // Each part keeps its arrival position; an untouched (empty, unnamed) part drops out.
+      const list = files[name]!
+      const at = list.push(null) - 1
+      const put = storage.put(stream as AsyncIterable<Uint8Array>, { maxBytes: maxUploadBytes }).then(
+        (file) => {
+          const upload = new UploadedFile(file.key, file.size, info.filename ?? '', info.mimeType ?? '')
+          stored.push(upload)
+          if (!(file.size === 0 && !info.filename)) list[at] = upload
+        },
+        (e) => {
+          stream.destroy()
+          fail(e)
+        },
+      )
+      pending.push(put)
+      return
+    }
     if (name in fields || !fileFields.includes(name) || failure) {
       stream.resume()
       return
@@ -174,8 +197,10 @@ export async function readMultipart(
     throw failure
   }
   // Drop files removed from the form (empty untouched inputs) right away.
-  for (const f of stored) if (!Object.values(fields).includes(f)) await storage.remove(f.key).catch(() => {})
-  return { fields, discard }
+  const kept = Object.fromEntries(Object.entries(files).map(([n, l]) => [n, l.filter((f): f is UploadedFile => f !== null)]))
+  const used = new Set<UploadedFile>([...Object.values(fields).filter((v): v is UploadedFile => v instanceof UploadedFile), ...Object.values(kept).flat()])
+  for (const f of stored) if (!used.has(f)) await storage.remove(f.key).catch(() => {})
+  return { fields, files: kept, discard }
 }
 
 /** Validates form fields with a zod schema; failures look like every other validation error (400, 40001). */

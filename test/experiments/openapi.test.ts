@@ -25,8 +25,10 @@ test('experiment, resource and grade routes are in the OpenAPI document', async 
   for (const [method, path] of expected) expect({ method, path, documented: Boolean(op(method, path)) }).toEqual({ method, path, documented: true })
 
   const upload = op('post', '/experiments/{experimentId}/submissions').requestBody.content['multipart/form-data'].schema
-  expect(upload.required).toEqual(['file'])
+  // `file` or one or more `files` (issue 29.7): neither alone is required; the service asks for at least one.
+  expect(upload.required ?? []).toEqual([])
   expect(upload.properties.file).toMatchObject({ type: 'string', format: 'binary' })
+  expect(upload.properties.files).toMatchObject({ type: 'array', items: { type: 'string', format: 'binary' } })
   const resource = op('post', '/courses/{courseId}/resources').requestBody.content['multipart/form-data'].schema
   expect(resource.properties.type.enum).toEqual(['FILE', 'VIDEO', 'LINK'])
   for (const path of ['/submissions/{submissionId}/file', '/resources/{resourceId}/file']) {

@@ -52,6 +52,7 @@ describe('POST /experiments/{experimentId}/submissions', () => {
       feedback: null,
       gradedAt: null,
       fileUrl: `/api/v1/submissions/${res.data.id}/file`,
+      files: [{ position: 1, fileName: UNICODE_NAME, fileSize: REPORT.length, contentType: 'application/pdf', fileUrl: `/api/v1/submissions/${res.data.id}/file` }],
     })
     expect((await storedFiles(ctx)).length).toBe(before + 1)
   })

@@ -110,6 +110,12 @@ const en = {
     courseArchived: 'This course is archived and read-only. Its teacher can unarchive it to make changes.',
     formTooManyParts: 'The form has more than {{max}} parts.',
     fieldValueTooLong: '{{field}}: the value is too long',
+    // drafts and retiring work, files of a submission (issue 29.7, 29.9)
+    neverPublished: 'This task was never published, so it cannot be unpublished. Keep it as a draft (state DRAFT).',
+    publishedBefore: 'This task was published before, so it cannot become a draft again. Unpublish it instead (state UNPUBLISHED).',
+    alreadyPublished: 'This task is published. Unpublish it first to publish it again later.',
+    noFileAtPosition: 'This submission has no file at that position.',
+    tooManyFiles: '{{field}}: at most {{max}} files',
   },
   field: {
     enterTeacherIdentifier: 'enter a username or e-mail',
@@ -204,6 +210,13 @@ const en = {
     scoreRange: 'must be from 0 to 100',
     scoreNumber: 'must be a number from 0 to 100',
     moduleListedTwice: '{{key}} is listed more than once',
+    // drafts and retiring work, files of a submission (issue 29.7, 29.9)
+    publishAtFuture: 'must be in the future',
+    publishAtRequired: 'is required to schedule a task',
+    publishAtOnlyScheduled: 'only SCHEDULED tasks have a publish time',
+    newTaskState: 'a new task is DRAFT, SCHEDULED or PUBLISHED',
+    atMostFiles: 'at most {{max}} files',
+    contentOrFiles: 'send content, files or both',
   },
   /** Schema issues without a message of their own, by zod issue code (zh-CN only; English keeps zod's text). */
   issue: {

@@ -98,6 +98,12 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     courseArchived: '本课程已归档，处于只读状态。课程教师可以取消归档后再修改。',
     formTooManyParts: '表单包含的部分超过 {{max}} 个。',
     fieldValueTooLong: '{{field}}：内容过长',
+    // 草稿与撤回发布、提交的多个文件（issue 29.7、29.9）
+    neverPublished: '此任务从未发布，无法撤回发布。请保留为草稿（state DRAFT）。',
+    publishedBefore: '此任务已发布过，不能再变回草稿。请改为撤回发布（state UNPUBLISHED）。',
+    alreadyPublished: '此任务已发布。请先撤回发布，再安排稍后发布。',
+    noFileAtPosition: '此提交在该位置没有文件。',
+    tooManyFiles: '{{field}}：最多 {{max}} 个文件',
   },
   field: {
     enterTeacherIdentifier: '请输入用户名或邮箱',
@@ -192,6 +198,13 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     scoreRange: '须在 0 到 100 之间',
     scoreNumber: '须为 0 到 100 之间的数字',
     moduleListedTwice: '{{key}} 重复出现',
+    // 草稿与撤回发布、提交的多个文件（issue 29.7、29.9）
+    publishAtFuture: '必须是将来的时间',
+    publishAtRequired: '定时发布时必填',
+    publishAtOnlyScheduled: '只有定时发布（SCHEDULED）的任务才有发布时间',
+    newTaskState: '新任务只能是 DRAFT、SCHEDULED 或 PUBLISHED',
+    atMostFiles: '最多 {{max}} 个文件',
+    contentOrFiles: '请提交文字内容、文件或两者',
   },
   issue: {
     invalid_type: '类型不正确（应为 {{expected}}）',

@@ -63,7 +63,7 @@ export async function deadlines(sql: Sql, userId: string): Promise<DeadlineRow[]
     select 'HOMEWORK' as kind, t.id, t.course_id, mc.title as course_title, t.title, t.due_at,
            t.calendar_sequence as sequence, coalesce(t.calendar_modified_at, t.created_at) as modified_at
       from my_courses mc
-      join learning_tasks t on t.course_id = mc.id and t.task_kind = 'HOMEWORK'
+      join learning_tasks t on t.course_id = mc.id and t.task_kind = 'HOMEWORK' and t.publish_state = 'PUBLISHED'
     union all
     select 'EXPERIMENT', e.id, e.course_id, mc.title, e.title, e.due_at,
            e.calendar_sequence, coalesce(e.calendar_modified_at, e.created_at)

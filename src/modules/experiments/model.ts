@@ -1,3 +1,5 @@
+import { DownloadQuery } from '../../storage/download.ts'
+import { MAX_FILES, SubmissionFile } from '../../storage/submission-files.ts'
 import { uploadedFile } from '../../storage/upload.ts'
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
@@ -29,6 +31,9 @@ export type ExperimentPatch = z.infer<typeof ExperimentPatch>
 export const ExperimentParams = z.object({ experimentId: Uuid })
 export const CourseExperimentParams = z.object({ courseId: Uuid, experimentId: Uuid })
 export const SubmissionParams = z.object({ submissionId: Uuid })
+export const SubmissionFileQuery = DownloadQuery.extend({
+  position: z.coerce.number().int().min(1).max(100).optional(),
+})
 
 export const StudentRef = z.object({ id: Uuid, username: z.string(), displayName: z.string() }).meta({ id: 'StudentRef' })
 
@@ -47,6 +52,9 @@ export const Submission = z
     feedback: z.string().nullable(),
     gradedAt: IsoDateTime.nullable(),
     fileUrl: z.string().meta({ description: 'Download path: `/api/v1/submissions/{id}/file`.' }),
+    files: z.array(SubmissionFile).meta({
+      description: 'Every file of the submission in the order sent; the first is `fileName`/`fileUrl`. Each downloads at its `fileUrl` (`/api/v1/submissions/{id}/file?position=n`).',
+    }),
   })
   .meta({ id: 'ExperimentSubmission' })
 
@@ -69,7 +77,8 @@ export const ExperimentDetail = Experiment.extend({
 }).meta({ id: 'ExperimentDetail' })
 
 export const SubmissionForm = z.object({
-  file: uploadedFile('a file is required'),
+  file: uploadedFile('a file is required').optional().meta({ description: 'One file (the single-file form). Send `file`, or one or more `files`, or both.' }),
+  files: z.array(uploadedFile('a file is required')).optional().meta({ description: `More files: repeat the \`files\` part (at most ${MAX_FILES} files in all, the whole body within MAX_UPLOAD_BYTES).` }),
   note: plainText({ min: 0, max: 2000, multiline: true }).optional().meta({ description: 'Plain text (no control characters but tabs and line breaks).' }),
 })
 

@@ -8,9 +8,9 @@ import { GradeBody } from '../../lib/grading.ts'
 import { envelope, ok, Uuid } from '../../http/envelope.ts'
 import { offsetOf, page, pageOf, PageQuery } from '../../http/pagination.ts'
 import { CourseParams } from '../../http/params.ts'
-import { DownloadQuery, fileResponse } from '../../storage/download.ts'
+import { fileResponse } from '../../storage/download.ts'
 import { downloadResponses, multipartRequestBody } from '../../storage/openapi.ts'
-import { parseForm, readMultipart } from '../../storage/upload.ts'
+import { parseForm, readMultipart, type FormFields } from '../../storage/upload.ts'
 import {
   CourseExperimentParams,
   Experiment,
@@ -22,6 +22,7 @@ import {
   MyExperimentsQuery,
   Submission,
   SubmissionForm,
+  SubmissionFileQuery,
   SubmissionParams,
 } from './model.ts'
 import * as service from './service.ts'
@@ -115,14 +116,14 @@ export function experimentRoutes(deps: Deps) {
       async ({ user, params, request, set }) => {
         // Permission first: a refused caller's upload is never read or stored.
         const experiment = await service.experimentForSubmission(sql, params.experimentId, user)
-        const upload = await readMultipart(request, config.maxUploadBytes, storage)
+        const upload = await readMultipart(request, config.maxUploadBytes, storage, ['file', 'files'], ['files'])
         let submission
         try {
-          const form = parseForm(SubmissionForm, upload.fields)
+          const form = parseForm(SubmissionForm, { ...upload.fields, files: upload.files.files } as unknown as FormFields)
           submission = await service.submit(sql, storage, {
             experiment,
             student: user,
-            file: form.file,
+            files: [...(form.file ? [form.file] : []), ...(form.files ?? [])],
             note: form.note,
             maxUploadBytes: config.maxUploadBytes,
             now: clock.now(),
@@ -142,7 +143,7 @@ export function experimentRoutes(deps: Deps) {
         detail: {
           summary: 'Submit a file for an experiment (students of the course)',
           description:
-            'multipart/form-data: `file` (required, at most MAX_UPLOAD_BYTES, default 20 MiB) and `note` (optional plain text, at most 2,000 characters). Every attempt is kept; the newest counts. Submissions after `dueAt` are accepted with `late: true`.',
+            'multipart/form-data: `file`, or one or more `files` parts (photos from a phone, PDFs…; at least one file, at most 10, the whole body at most MAX_UPLOAD_BYTES, default 20 MiB) and `note` (optional plain text, at most 2,000 characters). Every attempt is kept; the newest counts. Submissions after `dueAt` are accepted with `late: true`.',
           requestBody: multipartRequestBody(SubmissionForm),
         },
       },
@@ -179,14 +180,16 @@ export function experimentRoutes(deps: Deps) {
     )
     .get(
       '/submissions/:submissionId/file',
-      async ({ user, params, request }) => fileResponse(storage, request, await service.submissionFile(sql, params.submissionId, user), log),
+      async ({ user, params, query, request }) =>
+        fileResponse(storage, request, await service.submissionFileAt(sql, params.submissionId, query.position ?? 1, user), log),
       {
         auth: true,
         params: SubmissionParams,
-        query: DownloadQuery,
+        query: SubmissionFileQuery,
         detail: {
           summary: 'Download a submitted file',
-          description: "The submitting student and the course's teacher only. Supports single byte ranges.",
+          description:
+            "The submitting student and the course's teacher only. Supports single byte ranges. `position` picks one file of a multi-file submission (as in its `files`; default 1, the first).",
           responses: downloadResponses,
         },
       },

@@ -1,7 +1,7 @@
 import postgres from 'postgres'
 import type { Sql } from '../../db/connect.ts'
 import { iso, num } from '../../http/envelope.ts'
-import { conflict, forbidden, notFound } from '../../http/errors.ts'
+import { conflict, forbidden, invalidField, notFound } from '../../http/errors.ts'
 import { courseAccess, type CourseAccess, type CourseIntent, type CurrentUser } from '../../http/guards.ts'
 import { feedbackChange, type GradeBody } from '../../lib/grading.ts'
 import { newId } from '../../lib/ids.ts'
@@ -10,7 +10,8 @@ import type { Channel } from '../notifications/channel.ts'
 import { notify } from '../notifications/notify.ts'
 import type { StoredFileMeta } from '../../storage/download.ts'
 import type { FileStorage } from '../../storage/storage.ts'
-import { checkUpload, cleanContentType, cleanFileName, type UploadedFile } from '../../storage/upload.ts'
+import type { UploadedFile } from '../../storage/upload.ts'
+import { cleanUploads, fileAt, filesOf, insertFiles, toFile, type FileRow } from '../../storage/submission-files.ts'
 import type { ExperimentCreate, ExperimentPatch } from './model.ts'
 import { isLate, remainingSeconds } from '../../lib/due.ts'
 import * as q from './queries.ts'
@@ -28,7 +29,10 @@ export const toExperiment = (r: q.ExperimentRow) => ({
 
 export const submissionFileUrl = (id: string) => `/api/v1/submissions/${id}/file`
 
-export const toSubmission = (r: q.SubmissionRow) => ({
+export const submissionFilesUrl = (id: string, position: number) => (position === 1 ? submissionFileUrl(id) : `/api/v1/submissions/${id}/file?position=${position}`)
+
+/** Row (+ its further files, when loaded) → API object; `files` lists the first file and the rest. */
+export const toSubmission = (r: q.SubmissionRow, more: FileRow[] = []) => ({
   id: r.id,
   experimentId: r.experiment_id,
   student: { id: r.student_id, username: r.student_username, displayName: r.student_display_name },
@@ -42,7 +46,17 @@ export const toSubmission = (r: q.SubmissionRow) => ({
   feedback: r.feedback,
   gradedAt: iso(r.graded_at),
   fileUrl: submissionFileUrl(r.id),
+  files: [
+    toFile({ position: 1, file_name: r.file_name, file_size: r.file_size, content_type: r.content_type }, submissionFilesUrl(r.id, 1)),
+    ...more.map((f) => toFile(f, submissionFilesUrl(r.id, f.position))),
+  ],
 })
+
+/** Rows → API objects with every file: one query for the files of all of them. */
+export async function withFiles(sql: Sql, rows: q.SubmissionRow[]) {
+  const more = await filesOf(sql, 'experiment', rows.map((r) => r.id))
+  return rows.map((r) => toSubmission(r, more.get(r.id)))
+}
 
 const experimentNotFound = () => notFound('EXPERIMENT_NOT_FOUND', 'This experiment does not exist in this course.')
 const submissionNotFound = () => notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist.')
@@ -96,7 +110,7 @@ export async function getExperiment(sql: Sql, course: CourseAccess, experimentId
   if (!row) throw experimentNotFound()
   const { latest, ...experiment } = row
   const detail = toExperiment(experiment)
-  return course.as === 'STUDENT' ? { ...detail, mySubmission: latest ? toSubmission(latest) : null } : detail
+  return course.as === 'STUDENT' ? { ...detail, mySubmission: latest ? (await withFiles(sql, [latest]))[0]! : null } : detail
 }
 
 /** Loads an experiment reached by its own id and checks the caller's access to its course. */
@@ -120,32 +134,38 @@ export async function submit(
   args: {
     experiment: { id: string; course_id: string; due_at: Date }
     student: CurrentUser
-    file: UploadedFile
+    /** One or more files (the single-file form sends one). */
+    files: UploadedFile[]
     note: string | undefined
     maxUploadBytes: number
     now: Date
   },
 ) {
-  checkUpload(args.file, 'file', args.maxUploadBytes)
-  const stored = args.file
+  if (!args.files.length) throw invalidField('file', 'a file is required')
+  const [first, ...rest] = cleanUploads(args.files, args.files.length > 1 ? 'files' : 'file', args.maxUploadBytes)
   try {
-    const row = await q.insertSubmission(sql, {
-      id: newId(),
-      experimentId: args.experiment.id,
-      courseId: args.experiment.course_id,
-      studentId: args.student.id,
-      storageKey: stored.key,
-      fileName: cleanFileName(args.file.name),
-      fileSize: stored.size,
-      contentType: cleanContentType(args.file.type),
-      note: args.note?.trim() || null,
-      late: isLate(args.now, args.experiment.due_at),
-      now: args.now,
+    const id = newId()
+    const row = await sql.begin(async (tx) => {
+      const inserted = await q.insertSubmission(tx as unknown as Sql, {
+        id,
+        experimentId: args.experiment.id,
+        courseId: args.experiment.course_id,
+        studentId: args.student.id,
+        storageKey: first!.key,
+        fileName: first!.name,
+        fileSize: first!.size,
+        contentType: first!.type,
+        note: args.note?.trim() || null,
+        late: isLate(args.now, args.experiment.due_at),
+        now: args.now,
+      })
+      await insertFiles(tx, 'experiment', id, rest, 2)
+      return inserted
     })
-    return toSubmission(row)
+    return (await withFiles(sql, [row]))[0]!
   } catch (e) {
-    // No row points at the file: do not keep it.
-    await storage.remove(stored.key)
+    // No row points at the files: do not keep them.
+    await Promise.allSettled(args.files.map((f) => storage.remove(f.key)))
     // The experiment's delete committed first (it locked the row; see deleteExperiment).
     if (e instanceof postgres.PostgresError && e.code === '23503' && e.constraint_name === 'experiment_submissions_experiment_id_fkey') {
       throw notFound('EXPERIMENT_NOT_FOUND', 'This experiment does not exist.')
@@ -166,13 +186,13 @@ export async function listSubmissions(
     q.listSubmissions(sql, experimentId, studentId, pageQuery.limit, pageQuery.offset),
     q.countSubmissions(sql, experimentId, studentId),
   ])
-  return { items: rows.map(toSubmission), total }
+  return { items: await withFiles(sql, rows), total }
 }
 
 export async function latestSubmission(sql: Sql, experimentId: string, user: CurrentUser) {
   await experimentAccess(sql, experimentId, user)
   const row = await q.latestSubmission(sql, experimentId, user.id)
-  return row ? toSubmission(row) : null
+  return row ? (await withFiles(sql, [row]))[0]! : null
 }
 
 /** The file of a submission: for its student and the course's teacher only. */
@@ -181,6 +201,17 @@ export async function submissionFile(sql: Sql, submissionId: string, user: Curre
   if (!s) throw submissionNotFound()
   if (s.student_id !== user.id) await courseAccess(sql, s.course_id, user, 'teacher')
   return { key: s.storage_key, fileName: s.file_name, size: Number(s.file_size), contentType: s.content_type }
+}
+
+/** File `position` of a submission (1 is the first file): for its student and the course's teacher only. */
+export async function submissionFileAt(sql: Sql, submissionId: string, position: number, user: CurrentUser): Promise<StoredFileMeta> {
+  if (position === 1) return submissionFile(sql, submissionId, user)
+  const s = await q.findSubmissionContext(sql, submissionId)
+  if (!s) throw submissionNotFound()
+  if (s.student_id !== user.id) await courseAccess(sql, s.course_id, user, 'teacher')
+  const f = await fileAt(sql, 'experiment', submissionId, position)
+  if (!f) throw notFound('NOT_FOUND', 'This submission has no file at that position.')
+  return { key: f.storage_key, fileName: f.file_name, size: Number(f.file_size), contentType: f.content_type }
 }
 
 export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser, body: GradeBody, now: Date, channels: readonly Channel[]) {

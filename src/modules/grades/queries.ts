@@ -81,6 +81,7 @@ export async function gradedTasks(sql: TxSql, courseId: string) {
       join knowledge_points p on p.id = t.point_id
       join learning_units lu on lu.id = p.unit_id
      where t.course_id = ${courseId} and (t.task_kind = 'HOMEWORK' or t.task_type = 'QUIZ')
+       and (t.publish_state in ('PUBLISHED', 'UNPUBLISHED') or t.published_at is not null) -- never-published drafts are no column (issue 29.9)
      order by lu.sort_order, lu.id, p.sort_order, p.id, t.sort_order, t.id`
 }
 

@@ -31,6 +31,7 @@ export async function listHomework(sql: Sql, userId: string, courseId: string | 
            counts.submitted_count, counts.student_count
       from my_courses mc
       join learning_tasks t on t.course_id = mc.id and t.task_kind = 'HOMEWORK'
+                           and t.publish_state = 'PUBLISHED' -- drafts live in Manage only (issue 29.9)
       left join lateral (
         select s.submitted_at, s.score
           from learning_submissions s

@@ -37,6 +37,20 @@ export type TaskKind = z.infer<typeof TaskKind>
 export type TaskType = z.infer<typeof TaskType>
 export type MaterialType = z.infer<typeof MaterialType>
 export type QuestionType = z.infer<typeof QuestionType>
+/** Who sees a task: students see PUBLISHED ones only (issue 29.9). */
+export const PublishState = z.enum(['DRAFT', 'SCHEDULED', 'PUBLISHED', 'UNPUBLISHED'])
+export type PublishState = z.infer<typeof PublishState>
+
+/** The publishing fields of the create and patch bodies (not part of what an edit validates). */
+const publishFields = {
+  state: PublishState.optional().meta({
+    description:
+      'DRAFT (students do not see it; no reminders, no notification), SCHEDULED (published by the service at publishAt), PUBLISHED (the default when left out: students see it, reminders start) or UNPUBLISHED (hidden again, submissions kept, pending reminders canceled; only for a task that was published). A new task cannot be UNPUBLISHED; a task that was published cannot become a DRAFT again.',
+  }),
+  publishAt: DateTimeInput.nullable().optional().meta({
+    description: 'When a SCHEDULED task is published; required with state SCHEDULED and in the future. Sent alone, it schedules the task.',
+  }),
+}
 
 // ---------------------------------------------------------------------------------------------
 // Units and knowledge points
@@ -180,6 +194,7 @@ export const CreateTaskBody = z
     notifyOnStart: taskFields.notifyOnStart.default(true),
     notifyBeforeDue24h: taskFields.notifyBeforeDue24h.default(true),
     notifyOnDue: taskFields.notifyOnDue.default(true),
+    ...publishFields,
   })
   .superRefine(checkTask)
 export type CreateTaskBody = z.infer<typeof CreateTaskBody>
@@ -189,6 +204,7 @@ export const PatchTaskBody = z
     ...(Object.fromEntries(Object.entries(taskFields).map(([k, v]) => [k, v.optional()])) as {
       [K in keyof typeof taskFields]: z.ZodOptional<(typeof taskFields)[K]>
     }),
+    ...publishFields,
     confirmQuestionRemoval: z.boolean().optional().meta({
       description:
         'Questions are matched by `id`; a stored question the edit leaves out is removed. When students answered it, the edit is refused with 409 HAS_SUBMISSIONS (`data.questions`: `[{ id, stem, answers }]`) unless this is true.',
@@ -228,6 +244,9 @@ export const Task = z
     notifyOnDue: z.boolean(),
     sortOrder: z.number().int(),
     createdAt: IsoDateTime,
+    state: PublishState,
+    publishAt: IsoDateTime.nullable().meta({ description: 'Set while SCHEDULED.' }),
+    publishedAt: IsoDateTime.nullable().meta({ description: 'When the task was last published (null: never).' }),
   })
   .meta({ id: 'LearningTask' })
 

@@ -1,5 +1,5 @@
 import { iso, num } from '../../http/envelope.ts'
-import type { MaterialType, QuestionType, TaskKind, TaskType } from './model.ts'
+import type { MaterialType, PublishState, QuestionType, TaskKind, TaskType } from './model.ts'
 
 /**
  * Row shapes of the learning tables and the ONE place they become API objects
@@ -55,6 +55,9 @@ export interface TaskRow {
   notify_on_due: boolean
   sort_order: number
   created_at: Date
+  publish_state: PublishState
+  publish_at: Date | null
+  published_at: Date | null
 }
 
 export interface StoredAnswer {
@@ -145,6 +148,9 @@ export const toTask = (r: TaskRow, viewer: Viewer) => ({
   notifyOnDue: r.notify_on_due,
   sortOrder: r.sort_order,
   createdAt: iso(r.created_at)!,
+  state: r.publish_state,
+  publishAt: iso(r.publish_at),
+  publishedAt: iso(r.published_at),
 })
 
 export const toSubmission = (r: SubmissionRow) => ({

@@ -6,7 +6,7 @@ type Db = Sql | TxSql
 const TASK_COLUMNS = [
   'id', 'point_id', 'course_id', 'title', 'task_kind', 'task_type', 'material_type', 'content', 'url',
   'resource_id', 'questions', 'start_at', 'due_at', 'notify_on_start', 'notify_before_due_24h', 'notify_on_due',
-  'sort_order', 'created_at',
+  'sort_order', 'created_at', 'publish_state', 'publish_at', 'published_at',
 ] as const
 
 // ----- units -----------------------------------------------------------------------------------
@@ -164,6 +164,13 @@ export interface TaskValues {
   notifyOnDue: boolean
 }
 
+/** Who sees the task (publishing.ts): written with the task's other values. */
+export interface PublishValues {
+  state: TaskRow['publish_state']
+  publishAt: Date | null
+  publishedAt: Date | null
+}
+
 export async function isCourseFileResource(sql: Db, courseId: string, resourceId: string) {
   const [row] = await sql<{ ok: boolean }[]>`
     select exists (select 1 from course_resources
@@ -171,15 +178,16 @@ export async function isCourseFileResource(sql: Db, courseId: string, resourceId
   return row?.ok ?? false
 }
 
-export async function insertTask(tx: TxSql, t: TaskValues & { id: string; courseId: string; pointId: string; now: Date }) {
+export async function insertTask(tx: TxSql, t: TaskValues & PublishValues & { id: string; courseId: string; pointId: string; now: Date }) {
   const [row] = await tx<TaskRow[]>`
     insert into learning_tasks (id, point_id, course_id, title, task_kind, task_type, material_type, content, url,
                                 resource_id, questions, start_at, due_at, notify_on_start, notify_before_due_24h,
-                                notify_on_due, sort_order, created_at)
+                                notify_on_due, sort_order, created_at, publish_state, publish_at, published_at)
     values (${t.id}, ${t.pointId}, ${t.courseId}, ${t.title}, ${t.taskKind}, ${t.taskType}, ${t.materialType},
             ${t.content}, ${t.url}, ${t.resourceId}, ${tx.json(t.questions as any)}, ${t.startAt}, ${t.dueAt},
             ${t.notifyOnStart}, ${t.notifyBeforeDue24h}, ${t.notifyOnDue},
-            (select coalesce(max(sort_order), 0) + 1 from learning_tasks where point_id = ${t.pointId}), ${t.now})
+            (select coalesce(max(sort_order), 0) + 1 from learning_tasks where point_id = ${t.pointId}), ${t.now},
+            ${t.state}, ${t.publishAt}, ${t.publishedAt})
     returning ${tx(TASK_COLUMNS)}`
   return row!
 }
@@ -201,13 +209,14 @@ export async function findTaskForUpdate(tx: TxSql, courseId: string, taskId: str
   return row ?? null
 }
 
-export async function updateTask(tx: TxSql, taskId: string, t: TaskValues & { now: Date }) {
+export async function updateTask(tx: TxSql, taskId: string, t: TaskValues & PublishValues & { now: Date }) {
   const [row] = await tx<TaskRow[]>`
     update learning_tasks
        set title = ${t.title}, task_kind = ${t.taskKind}, task_type = ${t.taskType}, material_type = ${t.materialType},
            content = ${t.content}, url = ${t.url}, resource_id = ${t.resourceId}, questions = ${tx.json(t.questions as any)},
            start_at = ${t.startAt}, due_at = ${t.dueAt}, notify_on_start = ${t.notifyOnStart},
-           notify_before_due_24h = ${t.notifyBeforeDue24h}, notify_on_due = ${t.notifyOnDue}, updated_at = ${t.now}
+           notify_before_due_24h = ${t.notifyBeforeDue24h}, notify_on_due = ${t.notifyOnDue}, updated_at = ${t.now},
+           publish_state = ${t.state}, publish_at = ${t.publishAt}, published_at = ${t.publishedAt}
      where id = ${taskId}
     returning ${tx(TASK_COLUMNS)}`
   return row!
@@ -260,7 +269,28 @@ export async function pointsOfCourse(sql: Db, courseId: string) {
       from knowledge_points where course_id = ${courseId} order by sort_order, id`
 }
 
-export async function tasksOfCourse(sql: Db, courseId: string) {
+/** `publishedOnly`: a student's tree (drafts, scheduled and unpublished tasks left out). */
+export async function tasksOfCourse(sql: Db, courseId: string, publishedOnly = false) {
   return sql<TaskRow[]>`
-    select ${sql(TASK_COLUMNS)} from learning_tasks where course_id = ${courseId} order by sort_order, id`
+    select ${sql(TASK_COLUMNS)} from learning_tasks
+     where course_id = ${courseId} ${publishedOnly ? sql`and publish_state = 'PUBLISHED'` : sql``}
+     order by sort_order, id`
+}
+
+/**
+ * The task-publisher job's batch: scheduled tasks whose time has come (courses not archived),
+ * published in this statement. SKIP LOCKED: a row another instance (or a teacher's edit) holds
+ * is left to it, so each task is published once.
+ */
+export async function publishDueTasks(tx: TxSql, now: Date, limit: number) {
+  return tx<{ id: string; task_kind: TaskRow['task_kind'] }[]>`
+    update learning_tasks t
+       set publish_state = 'PUBLISHED', publish_at = null, published_at = ${now}, updated_at = ${now}
+     where t.id in (select s.id from learning_tasks s
+                     where s.publish_state = 'SCHEDULED' and s.publish_at <= ${now}
+                       and not exists (select 1 from courses c where c.id = s.course_id and c.archived)
+                     order by s.publish_at, s.id
+                     limit ${limit}
+                       for update skip locked)
+    returning t.id, t.task_kind`
 }

@@ -3,12 +3,13 @@ import type { Sql } from '../../db/connect.ts'
 import { AppError, conflict, invalidField, notFound } from '../../http/errors.ts'
 import type { CourseAccess } from '../../http/guards.ts'
 import { newId } from '../../lib/ids.ts'
-import { homeworkCreated, homeworkScheduleChanged } from '../reminders/hooks.ts'
+import { homeworkCreated } from '../reminders/hooks.ts'
 import type { CreateTaskBody, CreateUnitBody, PatchTaskBody, PatchUnitBody, ReorderBody } from './model.ts'
 import { toPoint, toTask, toUnit, type Viewer } from './rows.ts'
 import { answeredQuestions, gradingChanged, regradeTask, type RegradeSummary } from './regrade.ts'
 import * as q from './structure-queries.ts'
 import { changedTriggers, mergePatch, scheduleChanged, taskValues } from './task-input.ts'
+import { afterEdit, isVisible, nextPublication } from './publishing.ts'
 
 const unitNotFound = () => notFound('UNIT_NOT_FOUND', 'This learning unit does not exist in this course.')
 const pointNotFound = () => notFound('POINT_NOT_FOUND', 'This knowledge point does not exist in this course.')
@@ -83,12 +84,15 @@ const resourceGone = (e: unknown): never => {
 }
 
 export async function createTask(sql: Sql, courseId: string, pointId: string, body: CreateTaskBody, now: Date) {
-  const values = taskValues(body, [], now)
+  const { state, publishAt, ...fields } = body
+  const values = taskValues(fields, [], now)
+  const publication = nextPublication(null, state, publishAt, now)
   return sql.begin(async (tx) => {
     if (!(await q.lockPoint(tx, courseId, pointId))) throw pointNotFound()
     if (values.resourceId && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) throw badResource()
-    const row = await q.insertTask(tx, { ...values, id: newId(), courseId, pointId, now }).catch(resourceGone)
-    if (row.task_kind === 'HOMEWORK') await homeworkCreated(tx, row.id, now)
+    const row = await q.insertTask(tx, { ...values, ...publication, id: newId(), courseId, pointId, now }).catch(resourceGone)
+    // A draft or scheduled homework gets its reminders when it is published (publishing.ts).
+    if (row.task_kind === 'HOMEWORK' && isVisible(row.publish_state)) await homeworkCreated(tx, row.id, now)
     return toTask(row, 'TEACHER')
   })
 }
@@ -100,11 +104,12 @@ export async function createTask(sql: Sql, courseId: string, pointId: string, bo
  * them in the same transaction; `regrade` says what happened (null when nothing was regraded).
  */
 export async function updateTask(sql: Sql, courseId: string, taskId: string, patch: PatchTaskBody, now: Date) {
-  const { confirmQuestionRemoval, ...fields } = patch
+  const { confirmQuestionRemoval, state, publishAt, ...fields } = patch
   return sql.begin(async (tx) => {
     const before = await q.findTaskForUpdate(tx, courseId, taskId)
     if (!before) throw taskNotFound()
     const values = taskValues(mergePatch(before, fields), before.questions, now)
+    const publication = nextPublication(before, state, publishAt, now)
     if (values.taskType !== before.task_type && before.has_submissions) {
       throw conflict('HAS_SUBMISSIONS', 'Students have already submitted answers to this task, so its type can no longer change.')
     }
@@ -124,13 +129,16 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
     if (values.resourceId && values.resourceId !== before.resource_id && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) {
       throw badResource()
     }
-    const row = await q.updateTask(tx, taskId, { ...values, now }).catch(resourceGone)
-    if (scheduleChanged(before, values)) {
-      await homeworkScheduleChanged(tx, taskId, now, {
-        published: before.task_kind !== 'HOMEWORK' && row.task_kind === 'HOMEWORK',
-        triggers: changedTriggers(before, values),
-      })
-    }
+    const row = await q.updateTask(tx, taskId, { ...values, ...publication, now }).catch(resourceGone)
+    await afterEdit(
+      tx,
+      taskId,
+      { visible: isVisible(before.publish_state), wasHomework: before.task_kind === 'HOMEWORK' },
+      { visible: isVisible(row.publish_state), isHomework: row.task_kind === 'HOMEWORK' },
+      scheduleChanged(before, values),
+      now,
+      changedTriggers(before, values),
+    )
     let regrade: RegradeSummary | null = null
     if (before.has_submissions && row.task_type === 'QUIZ' && gradingChanged(before.questions, row.questions)) {
       regrade = await regradeTask(tx, taskId, before.questions, row.questions)
@@ -141,7 +149,8 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
 
 export async function getTask(sql: Sql, course: CourseAccess, taskId: string) {
   const row = await q.findTask(sql, course.id, taskId)
-  if (!row) throw taskNotFound()
+  // A task students cannot see is, for them, no task at all.
+  if (!row || (viewerOf(course) !== 'TEACHER' && !isVisible(row.publish_state))) throw taskNotFound()
   return toTask(row, viewerOf(course))
 }
 
@@ -183,7 +192,7 @@ export async function learningTree(sql: Sql, course: CourseAccess) {
   const [units, points, tasks] = await Promise.all([
     q.unitsOfCourse(sql, course.id),
     q.pointsOfCourse(sql, course.id),
-    q.tasksOfCourse(sql, course.id),
+    q.tasksOfCourse(sql, course.id, viewerOf(course) !== 'TEACHER'),
   ])
   const viewer = viewerOf(course)
   const tasksByPoint = new Map<string, ReturnType<typeof toTask>[]>()

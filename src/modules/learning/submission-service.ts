@@ -65,7 +65,8 @@ export async function submit(
     throw invalidField('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a new UUID per attempt)')
   }
   const task = await findTask(sql, course.id, taskId)
-  if (!task) throw taskNotFound()
+  // A draft, scheduled or unpublished task does not exist for students (issue 29.9).
+  if (!task || task.publish_state !== 'PUBLISHED') throw taskNotFound()
   if (task.start_at && now < task.start_at) {
     throw conflict('CONFLICT', `This homework opens at ${task.start_at.toISOString()}; submit after that.`)
   }
@@ -121,7 +122,8 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 
 /** The teacher sees every student's sheets (optionally one student's); a student only their own. */
 export async function listSubmissions(sql: Sql, course: CourseAccess, user: CurrentUser, taskId: string, query: SubmissionQuery) {
-  if (!(await findTask(sql, course.id, taskId))) throw taskNotFound()
+  const task = await findTask(sql, course.id, taskId)
+  if (!task || (course.as === 'STUDENT' && task.publish_state !== 'PUBLISHED')) throw taskNotFound()
   const studentId = course.as === 'STUDENT' ? user.id : (query.studentId ?? null)
   const { items, total } = await q.listSubmissions(sql, taskId, studentId, query.pageSize, offsetOf(query))
   return page(items.map(toSubmission), total, query)

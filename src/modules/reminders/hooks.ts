@@ -1,5 +1,5 @@
 import type { TxSql } from '../../db/connect.ts'
-import { type TriggerType, cancelPendingForStudent, cancelPendingOfCourse, cancelStaleForTask, generateForCourse, generateForStudent, generateForStudents, generateForTask, lockTask } from './queries.ts'
+import { type TriggerType, cancelPendingForStudent, cancelPendingOfCourse, cancelPendingOfTask, cancelStaleForTask, generateForCourse, generateForStudent, generateForStudents, generateForTask, lockTask } from './queries.ts'
 
 /**
  * Seams between the learning/courses features and homework reminders, called inside the
@@ -62,4 +62,13 @@ export async function courseUnarchived(tx: TxSql, courseId: string, now: Date): 
 /** Homework was copied into the course in this transaction: events as a normal creation gives. */
 export async function homeworkCopied(tx: TxSql, courseId: string, now: Date): Promise<void> {
   await generateForCourse(tx, courseId, now, true)
+}
+
+/**
+ * A homework was unpublished in this transaction (students no longer see it): its pending
+ * reminders are canceled; sent ones stay as history. The caller holds the task's row lock, and
+ * sql/042 keeps new events of a hidden task from being written by any other path.
+ */
+export async function homeworkUnpublished(tx: TxSql, taskId: string): Promise<void> {
+  await cancelPendingOfTask(tx, taskId)
 }

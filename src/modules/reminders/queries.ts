@@ -213,3 +213,16 @@ export async function eventsOfHomework(sql: Sql, courseId: string, taskId: strin
      where t.id = ${taskId} and t.course_id = ${courseId} and t.task_kind = 'HOMEWORK'
      order by e.scheduled_at, e.created_at, e.id`
 }
+
+/**
+ * Cancels every pending event of one task (it was unpublished: students no longer see it); sent
+ * ones stay as history. Live and canceled events have their own indexes (sql/027): this reads
+ * the live ones of the task only.
+ */
+export async function cancelPendingOfTask(tx: TxSql, taskId: string) {
+  const res = await tx`
+    update homework_reminder_events
+       set canceled = true
+     where task_id = ${taskId} and sent_at is null and not canceled`
+  return res.count
+}

@@ -16,6 +16,7 @@ import { DeleteButton } from './DeleteButton.tsx'
 import { taskTypeLabel } from '../workspace/TaskCard.tsx'
 import { isGradable } from './Grading.tsx'
 import { TaskForm } from './TaskForm.tsx'
+import { PublishBadge, PublishButton } from '../publishing/Publishing.tsx'
 
 /** Units → knowledge points → tasks, with create/edit forms and task reordering. */
 export function LearningTab({ course }: TabProps) {
@@ -308,6 +309,7 @@ function TaskList({ point, courseId }: { point: Point; courseId: string }) {
             }}
             className={`task-row${dragging === t.id ? ' dragging' : ''}${over === t.id && dragging !== t.id ? ' drop-target' : ''}`}
             data-task-id={t.id}
+            data-publish-state={t.state}
           >
             <TaskRow task={t} courseId={courseId} index={i} count={tasks.length} onMove={(to) => move(i, to)} />
           </li>
@@ -347,6 +349,7 @@ function TaskRow({ task, courseId, index, count, onMove }: { task: Task; courseI
         </span>
         <span className="task-title">{task.title}</span>
         <span className="task-tags">
+          <PublishBadge task={task} />
           {task.taskKind === 'HOMEWORK' && <Badge tone="warn">{t('learning.homework')}</Badge>}
           <Badge>{taskTypeLabel(task)}</Badge>
           {task.taskKind === 'HOMEWORK' && (
@@ -362,6 +365,7 @@ function TaskRow({ task, courseId, index, count, onMove }: { task: Task; courseI
           <button aria-label={t('learning.moveDownLabel', { title: task.title })} type="button" className="btn btn-small btn-ghost" disabled={index === count - 1} onClick={() => onMove(index + 1)}>
             {t('learning.moveDown')}
           </button>
+          <PublishButton task={task} courseId={courseId} onDone={invalidate} />
           <button aria-label={t('learning.editTask', { title: task.title })} type="button" className="btn btn-small" aria-expanded={panel === 'edit'} onClick={() => toggle('edit')}>
             {t('learning.edit')}
           </button>

@@ -10,6 +10,7 @@ import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { fromLocalInput, toLocalInput } from '../ui/time.tsx'
 import { answeredQuestionsOf, ConfirmQuestionRemoval } from '../teaching/QuizEditNotices.tsx'
+import { offersPublication, PublicationFields, submitLabelKey, type Publication } from '../publishing/Publishing.tsx'
 
 interface QuestionDraft {
   key: string
@@ -36,6 +37,9 @@ export interface TaskDraft {
   notifyOnStart: boolean
   notifyBeforeDue24h: boolean
   notifyOnDue: boolean
+  /** Publish now, keep as a draft, or schedule (new tasks and drafts only; see offersPublication). */
+  publication?: Publication
+  publishAt?: string
 }
 
 let seq = 0
@@ -72,6 +76,8 @@ export function draftOf(task?: Task): TaskDraft {
     notifyOnStart: task?.notifyOnStart ?? true,
     notifyBeforeDue24h: task?.notifyBeforeDue24h ?? true,
     notifyOnDue: task?.notifyOnDue ?? true,
+    publication: task ? (task.state === 'SCHEDULED' ? 'SCHEDULED' : 'DRAFT') : 'PUBLISHED',
+    publishAt: toLocalInput(task?.publishAt ?? null),
   }
 }
 
@@ -80,6 +86,8 @@ export function validateDraft(d: TaskDraft): Record<string, string> {
   const e: Record<string, string> = {}
   const m = (key: string, o: Record<string, unknown> = {}) => translate(`manage:taskForm.errors.${key}`, o)
   if (!d.title.trim()) e.title = m('title')
+  // Refused with a message, never cut silently (issue 29.10): the input has no maxLength.
+  else if (d.title.trim().length > 200) e.title = m('titleTooLong', { max: 200, count: d.title.trim().length })
   if (d.taskType === 'MEDIA') {
     if (d.materialType === 'LINK' && !/^https?:\/\/\S+$/i.test(d.url.trim())) e.url = m('url')
     if (d.materialType === 'FILE' && !d.resourceId) e.resourceId = m('resourceId')
@@ -98,6 +106,10 @@ export function validateDraft(d: TaskDraft): Record<string, string> {
       if (!e[`q${i}`] && (!Number.isFinite(pts) || pts <= 0)) e[`q${i}`] = m('points', { n })
     })
   }
+  if (d.publication === 'SCHEDULED') {
+    const at = fromLocalInput(d.publishAt ?? '')
+    if (!at || Date.parse(at) <= Date.now()) e.publishAt = translate('publishing:publishAtRequired')
+  }
   if (d.taskKind === 'HOMEWORK') {
     const s = fromLocalInput(d.startAt)
     const due = fromLocalInput(d.dueAt)
@@ -107,8 +119,13 @@ export function validateDraft(d: TaskDraft): Record<string, string> {
   return e
 }
 
-export function bodyOf(d: TaskDraft) {
+/** `withPublication`: the form offered the choice (a new task or a draft), so the state is sent. */
+export function bodyOf(d: TaskDraft, withPublication = false) {
   const body: Record<string, unknown> = { title: d.title.trim(), taskKind: d.taskKind, taskType: d.taskType }
+  if (withPublication) {
+    body.state = d.publication ?? 'PUBLISHED'
+    if (d.publication === 'SCHEDULED') body.publishAt = fromLocalInput(d.publishAt ?? '')
+  }
   if (d.taskType === 'MEDIA') {
     body.materialType = d.materialType
     body.content = d.content
@@ -175,7 +192,7 @@ export function TaskForm({
     const errs = validateDraft(d)
     setErrors(errs)
     if (Object.keys(errs).length === 0) {
-      const body = bodyOf(d)
+      const body = bodyOf(d, offersPublication(task))
       setSent(body)
       onSubmit(body)
       clearDraft()
@@ -189,7 +206,7 @@ export function TaskForm({
   const questionErrors = Object.entries(errors).filter(([k]) => /^q\d+$|^questions$/.test(k))
   return (
     <form className="task-form" onSubmit={submit} noValidate aria-label={task ? t('taskForm.editLabel', { title: task.title }) : t('taskForm.newLabel')}>
-      <TextField label={t('taskForm.title')} value={d.title} onChange={(e) => set('title', e.target.value)} error={errors.title} maxLength={200} required />
+      <TextField label={t('taskForm.title')} value={d.title} onChange={(e) => set('title', e.target.value)} error={errors.title} required />
       <div className="row">
         <RadioGroup<TaskKind>
           legend={t('taskForm.kind')}
@@ -340,6 +357,16 @@ export function TaskForm({
         </fieldset>
       )}
 
+      {offersPublication(task) && (
+        <PublicationFields
+          value={d.publication ?? 'PUBLISHED'}
+          publishAt={d.publishAt ?? ''}
+          error={errors.publishAt}
+          onChange={(v) => set('publication', v)}
+          onPublishAt={(v) => set('publishAt', v)}
+        />
+      )}
+
       {answered && sent ? (
         <ConfirmQuestionRemoval questions={answered} onConfirm={() => onSubmit({ ...sent, confirmQuestionRemoval: true })} onKeep={() => setDismissed(error)} />
       ) : (
@@ -347,7 +374,7 @@ export function TaskForm({
       )}
       <div className="actions">
         <button type="submit" className="btn btn-primary" disabled={pending}>
-          {pending ? t('common.saving') : task ? t('taskForm.save') : t('taskForm.create')}
+          {pending ? t('common.saving') : task ? t('taskForm.save') : (d.publication ?? 'PUBLISHED') === 'PUBLISHED' ? t('taskForm.create') : t(submitLabelKey(d.publication as 'DRAFT' | 'SCHEDULED'))}
         </button>
         <button type="button" className="btn btn-ghost" onClick={cancel}>
           {t('common.cancel')}

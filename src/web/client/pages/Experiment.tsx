@@ -148,7 +148,9 @@ function LatestSubmission({ s }: { s: ExperimentSubmission }) {
   const { t } = useT(WORKSPACE)
   return (
     <div className="submission" data-testid="experiment-latest">
-      <FilePreview url={submissionFileUrl(s)} name={s.fileName} contentType={s.contentType} meta={`(${formatBytes(s.fileSize)})`} />
+      {(s.files?.length ? s.files : [{ position: 1, fileUrl: submissionFileUrl(s), fileName: s.fileName, contentType: s.contentType, fileSize: s.fileSize }]).map((f) => (
+        <FilePreview key={f.position} url={f.fileUrl} name={f.fileName} contentType={f.contentType} meta={`(${formatBytes(f.fileSize)})`} />
+      ))}
       <p className="meta">
         {t('experiment.submittedAt')} <Time iso={s.submittedAt} /> {s.late && <Badge tone="danger">{t('submission.late')}</Badge>}
       </p>
@@ -190,11 +192,13 @@ function SubmitForm({ experimentId, courseId, late, replaces, onDone }: { experi
   })
   function submit(e: FormEvent) {
     e.preventDefault()
-    const file = fileRef.current?.files?.[0]
-    if (!file) return setError(t('experiment.chooseFile'))
+    const files = Array.from(fileRef.current?.files ?? [])
+    if (!files.length) return setError(t('experiment.chooseFile'))
     setError(undefined)
     const form = new FormData()
-    form.set('file', file)
+    // One file keeps the single-file form; several (photos from a phone…) go as `files` parts.
+    if (files.length === 1) form.set('file', files[0]!)
+    else for (const f of files) form.append('files', f)
     if (note.trim()) form.set('note', note.trim())
     send.mutate(form)
   }
@@ -206,7 +210,7 @@ function SubmitForm({ experimentId, courseId, late, replaces, onDone }: { experi
         </p>
       )}
       {replaces && <p className="hint">{t('experiment.replacesHint')}</p>}
-      <FileInput id="exp-file" label={t('experiment.file')} ref={fileRef} error={error} />
+      <FileInput id="exp-file" label={t('experiment.file')} ref={fileRef} error={error} multiple />
       <TextArea label={t('experiment.note')} rows={3} value={note} onChange={(e) => setNote(e.target.value)} hint={t('experiment.noteHint')} />
       {progress != null && (
         <div className="progress">

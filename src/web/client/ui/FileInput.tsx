@@ -26,8 +26,9 @@ export const FileInput = forwardRef<HTMLInputElement, Omit<InputHTMLAttributes<H
             aria-invalid={error ? true : undefined}
             aria-describedby={described}
             onChange={(e) => {
-              const f = e.target.files?.[0]
-              setChosen(f ? { name: f.name, size: f.size } : null)
+              // Several files (a `multiple` input: phone photos and a PDF): every name, the total size.
+              const files = Array.from(e.target.files ?? [])
+              setChosen(files.length ? { name: files.map((f) => f.name).join(', '), size: files.reduce((n, f) => n + f.size, 0) } : null)
               onChange?.(e)
             }}
           />

@@ -110,6 +110,7 @@ const en = {
     save: 'Save task',
     create: 'Create task',
     errors: {
+      titleTooLong: 'Titles are at most {{max}} characters; this one has {{count}}. Shorten it.',
       title: 'Give the task a title.',
       url: 'Enter a web address starting with http:// or https://.',
       resourceId: 'Choose a file resource (upload one under Resources first).',

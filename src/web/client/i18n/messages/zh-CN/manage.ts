@@ -113,6 +113,7 @@ const zh: Catalogue<typeof en> = {
     save: '保存任务',
     create: '创建任务',
     errors: {
+      titleTooLong: '标题最多 {{max}} 个字符，当前有 {{count}} 个，请缩短。',
       title: '请填写任务标题。',
       url: '请输入以 http:// 或 https:// 开头的网址。',
       resourceId: '请选择一个文件资源（可先在“资源”中上传）。',
