@@ -231,7 +231,11 @@ export async function teacherToolsFlow(env: FlowEnv, r: FlowResult) {
   const rows = tp.locator('.task-row')
   const titles = async () => (await rows.locator('.task-title').allTextContents()).map((s) => s.trim())
   expect(await titles()).toEqual(['Homework 1: keys', 'Reading: Codd 1970', 'Video: normal forms'])
-  await rows.filter({ hasText: 'Video: normal forms' }).dragTo(rows.filter({ hasText: 'Homework 1: keys' }))
+  // Both rows in view before the drag: Playwright scrolls to the target between mouse down and
+  // up otherwise, and a page that scrolls mid-drag never starts one (the learning tab is taller
+  // since the task form offers draft / schedule).
+  await tp.locator('.task-order').first().evaluate((e) => e.scrollIntoView({ block: 'center' }))
+  await rows.filter({ hasText: 'Video: normal forms' }).locator('.task-title').dragTo(rows.filter({ hasText: 'Homework 1: keys' }).locator('.task-title'))
   await tp.waitForFunction(() => document.querySelector('.task-row .task-title')?.textContent === 'Video: normal forms')
   await tp.waitForLoadState('networkidle')
   await tp.reload()
