@@ -65,22 +65,36 @@ describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, re
           ? timed(`${base}/api/v1/notifications/read-all`, { method: 'PATCH', ...auth })
           : timed(`${base}/api/v1/${i % 2 ? 'notifications' : 'auth/me'}`, auth),
       )
-      let lastCut = 0
+      let terminated: number[] = []
       for (let cut = 0; cut < 5; cut++) {
         await Bun.sleep(600) // the scenario: load runs between two cuts
-        await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`
-        lastCut = performance.now()
+        const rows = await admin<{ pid: number }[]>`
+          select pid, pg_terminate_backend(pid) as signalled from pg_stat_activity
+          where datname = ${dbName} and pid <> pg_backend_pid()`
+        terminated = rows.map((r) => r.pid)
       }
-      await Bun.sleep(2000) // the scenario: load goes on for 2 s after the last cut (the recovery window)
+      // pg_terminate_backend only signals: on a loaded box a backend can take a moment to exit.
+      // Recovery is counted from the moment the last terminated backend is gone.
+      await waitFor(async () => {
+        const left = await admin`select 1 from pg_stat_activity where pid = any(${terminated})`
+        return left.length === 0
+      })
+      const lastCut = performance.now()
+      await Bun.sleep(2000) // the scenario: load goes on for 2 s after the database is whole again (the recovery window)
       const samples = await run.stop()
 
+      const after = samples.filter((s) => s.at > lastCut + 1000)
+      const odd = samples.filter((s) => !((s.status >= 200 && s.status < 300) || (s.status === 503 && s.code === 50300)))
+      const lateFailures = after.filter((s) => s.status < 200 || s.status >= 300)
+      if (odd.length || lateFailures.length || after.length <= 50)
+        // What a failure needs to be understood (CI shows only the assertion): the odd answers and their timing.
+        console.log('database faults:', JSON.stringify({ total: samples.length, after: after.length, odd: odd.slice(0, 20).map((s) => ({ ...s, at: Math.round(s.at - lastCut) })), lateFailures: lateFailures.slice(0, 20).map((s) => ({ ...s, at: Math.round(s.at - lastCut) })) }), svc.output().slice(-3000))
       expect(svc.proc.exitCode).toBeNull()
       expect(svc.output()).not.toContain('TypeError')
       const statuses = [...new Set(samples.map((s) => s.status))].sort()
       expect(statuses.filter((s) => !((s >= 200 && s < 300) || s === 503))).toEqual([])
       expect(samples.filter((s) => s.status === 503).every((s) => s.code === 50300)).toBe(true)
       // Everything that started 1 s after the last cut succeeded, and there was plenty of it.
-      const after = samples.filter((s) => s.at > lastCut + 1000)
       expect(after.length).toBeGreaterThan(50)
       expect(after.filter((s) => s.status < 200 || s.status >= 300)).toEqual([])
     } finally {
