@@ -77,7 +77,7 @@ describe('task publishing states', () => {
     const teacherView = await w.api.get(`${w.base}/tasks/${t.id}`, { token: w.teacher.token })
     expect([teacherView.status, teacherView.data.state]).toEqual([200, 'DRAFT'])
 
-    // A student joining meanwhile gets no event of the draft (sql/042 drops what any path writes).
+    // A student joining meanwhile gets no event of the draft (every generator filters on the state).
     const late = await signUp(w.api, 'STUDENT', 'Late')
     await addStudent(w.deps.sql, w.course.id, late.id, clock.now())
     await w.deps.sql.begin((tx) => studentJoined(tx, w.course.id, late.id, clock.now()))

@@ -67,7 +67,7 @@ export async function homeworkCopied(tx: TxSql, courseId: string, now: Date): Pr
 /**
  * A homework was unpublished in this transaction (students no longer see it): its pending
  * reminders are canceled; sent ones stay as history. The caller holds the task's row lock, and
- * sql/042 keeps new events of a hidden task from being written by any other path.
+ * every generator in queries.ts writes events of PUBLISHED tasks only.
  */
 export async function homeworkUnpublished(tx: TxSql, taskId: string): Promise<void> {
   await cancelPendingOfTask(tx, taskId)

@@ -80,7 +80,7 @@ export async function generateForTask(
   // candidates (one per student) are not even looked at (a moved deadline in a 100,000-student
   // course skipped 100,000 START probes).
   if (only.length === 0) return 0
-  return generateForMembers(tx, tx`t.id = ${taskId}`, now, published, !fresh, only)
+  return generateForMembers(tx, () => tx`t.id = ${taskId}`, now, published, !fresh, only)
 }
 
 /*
@@ -91,6 +91,17 @@ const uuidV7 = (sql: Sql | TxSql) =>
   sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
         placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`
 
+/*
+ * Only a task students can see (PUBLISHED) gets events; the generating statements filter on it.
+ * The filter reads the statement's snapshot, so the homework is locked first: FOR KEY SHARE
+ * waits for an edit that holds the task (every edit, an unpublish too, locks it FOR UPDATE:
+ * learning/structure-queries `findTaskForUpdate`) and then the insert's new snapshot sees the committed state; an unpublish
+ * that comes later waits for this transaction and cancels what it wrote.
+ */
+async function lockVisibleTasks(tx: TxSql, which: ReturnType<TxSql>) {
+  await tx`select 1 from learning_tasks t where ${which} and t.task_kind = 'HOMEWORK' for key share of t`
+}
+
 /**
  * The homework chosen by `which` × the course's students × switched-on triggers still ahead.
  * Rows go in in (task, student) order, the order of the unique index: with a new task's key at
@@ -98,20 +109,22 @@ const uuidV7 = (sql: Sql | TxSql) =>
  */
 async function generateForMembers(
   tx: TxSql,
-  which: ReturnType<TxSql>,
+  which: () => ReturnType<TxSql>,
   now: Date,
   published: boolean,
   arbitrate: boolean,
   only: readonly TriggerType[] = TRIGGER_TYPES,
 ) {
+  await lockVisibleTasks(tx, which())
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
     select ${uuidV7(tx)}, t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
       from learning_tasks t
       join course_members m on m.course_id = t.course_id
       ${triggersOf(tx, now, published)}
-     where ${which}
+     where ${which()}
        and t.task_kind = 'HOMEWORK'
+       and t.publish_state = 'PUBLISHED'
        and tr.enabled
        and ${isAhead(tx, now)}
        ${only.length === TRIGGER_TYPES.length ? tx`` : tx`and tr.trigger_type = any(${only as TriggerType[]}::text[])`}
@@ -135,6 +148,7 @@ export async function generateForStudent(tx: TxSql, courseId: string, userId: st
  */
 export async function generateForStudents(tx: TxSql, courseIds: string[], userIds: string[], now: Date) {
   if (courseIds.length === 0) return 0
+  await lockVisibleTasks(tx, tx`t.course_id = any(${[...new Set(courseIds)]}::uuid[])`)
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
     select ${uuidV7(tx)}, t.id, j.user_id, tr.trigger_type, tr.scheduled_at, ${now}
@@ -142,6 +156,7 @@ export async function generateForStudents(tx: TxSql, courseIds: string[], userId
       join learning_tasks t on t.course_id = j.course_id
       ${triggersOf(tx, now, true)}
      where t.task_kind = 'HOMEWORK'
+       and t.publish_state = 'PUBLISHED'
        and tr.enabled
        and ${isAhead(tx, now)}
      order by j.user_id, t.id
@@ -181,7 +196,7 @@ export async function cancelPendingOfCourse(tx: TxSql, courseId: string) {
  * new homework). Events already live for the same time win, as in generateForTask.
  */
 export async function generateForCourse(tx: TxSql, courseId: string, now: Date, published = false) {
-  return generateForMembers(tx, tx`t.course_id = ${courseId}`, now, published, true)
+  return generateForMembers(tx, () => tx`t.course_id = ${courseId}`, now, published, true)
 }
 
 export interface EventRow {
