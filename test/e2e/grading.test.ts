@@ -6,6 +6,7 @@ import { choice, createPoint, createTask, createUnit, textTask } from '../learni
 import { formOf } from '../storage/helpers.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
+import { eventually } from '../support/wait.ts'
 import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, OffsetClock, openTab, startServer, type Server, type Tab } from './support.ts'
 
 /**
@@ -338,7 +339,11 @@ describe.skipIf(!hasChromium)('grading at class size in Chromium', () => {
     await p.keyboard.press('Tab')
     await p.getByRole('button', { name: /Next student/ }).click()
     await p.getByTestId('grading-sheet').getByRole('heading', { name: 'Alice Wang' }).waitFor()
+    // Alice has no draft: her saved 88 is shown, not Bob's unsaved 64 carried over.
+    await eventually(async () => expect(await p.getByTestId('task-submission').getByLabel('Score (0–100)').inputValue()).toBe('88'), { timeoutMs: 3000 })
     await p.getByRole('button', { name: /Previous student/ }).click()
+    // Read Bob's sheet once it is shown (read at once, the input could still be Alice's 88).
+    await p.getByTestId('grading-sheet').getByRole('heading', { name: 'Bob Li' }).waitFor()
     expect(await p.getByTestId('task-submission').getByLabel('Score (0–100)').inputValue()).toBe('64')
     expectNoErrors(tab)
   }, 120_000)
