@@ -102,13 +102,38 @@ describe('gradebook cell status', () => {
     expect(page.data.students[0]).toEqual(row(d, page.data.students[0].displayName))
   })
 
+  // The grading lists (the `late` of each submission) and the gradebook follow one rule: late is
+  // judged against the current due time, so a moved deadline relabels both.
+  const lateInList = async (path: string, id: string) => {
+    const r = await w.api.get(path, { token: w.teacher.token })
+    expect([r.status, r.code]).toEqual([200, 0])
+    return r.data.items.filter((s: any) => s.student.id === id).map((s: any) => s.late)
+  }
+  const bobsEssays = () => lateInList(`${w.base}/tasks/${homework.id}/submissions?pageSize=50`, w.student2.id)
+  const alicesLabs = () => lateInList(`/experiments/${experimentId}/submissions?pageSize=50`, w.student.id)
+
   test('moving the due time later makes a late hand-in on time and a missing cell not due', async () => {
+    expect(await bobsEssays()).toEqual([true])
     const r = await w.api.patch(`${w.base}/tasks/${homework.id}`, { token: w.teacher.token, json: { dueAt: '2026-12-01T00:00:00Z' } })
     expect(r.status).toBe(200)
     const d = await overview()
     expect(row(d, 'Bob').late).toEqual([])
     expect(row(d, 'Carol').status).toEqual({ [experimentId]: 'MISSING' })
+    expect(await bobsEssays()).toEqual([false])
     await w.api.patch(`${w.base}/tasks/${homework.id}`, { token: w.teacher.token, json: { dueAt: DUE } })
+    expect(await bobsEssays()).toEqual([true])
+  })
+
+  test('moving the due time of an experiment relabels its submissions as the gradebook does', async () => {
+    expect(await alicesLabs()).toEqual([true])
+    const later = await w.api.patch(`/courses/${w.course.id}/experiments/${experimentId}`, { token: w.teacher.token, json: { dueAt: '2026-12-01T00:00:00Z' } })
+    expect(later.status).toBe(200)
+    expect(await alicesLabs()).toEqual([false])
+    expect(row(await overview(), 'Alice').late).toEqual([])
+    const back = await w.api.patch(`/courses/${w.course.id}/experiments/${experimentId}`, { token: w.teacher.token, json: { dueAt: LAB_DUE } })
+    expect(back.status).toBe(200)
+    expect(await alicesLabs()).toEqual([true])
+    expect(row(await overview(), 'Alice').late).toEqual([experimentId])
   })
 
   test('the CSV keeps its columns and adds one status column per gradebook column at the end', async () => {

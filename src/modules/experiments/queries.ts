@@ -45,8 +45,17 @@ export async function insertExperiment(
   return row!
 }
 
+/** The deadline moved: each submission's `late` follows the new due time (as learning/structure-queries `relabelLate`). */
+export async function relabelLate(tx: TxSql, experimentId: string, dueAt: Date) {
+  const res = await tx`
+    update experiment_submissions
+       set late = submitted_at > ${dueAt}::timestamptz
+     where experiment_id = ${experimentId} and late <> (submitted_at > ${dueAt}::timestamptz)`
+  return res.count
+}
+
 export async function updateExperiment(
-  sql: Sql,
+  sql: Sql | TxSql,
   courseId: string,
   experimentId: string,
   patch: { title?: string; description?: string; due_at?: Date },

@@ -93,7 +93,7 @@ export function experimentRoutes(deps: Deps) {
         response: { 200: envelope(Experiment) },
         detail: {
           summary: 'Edit an experiment (course teacher)',
-          description: 'Any of title, description, dueAt. Existing submissions keep their `late` flag.',
+          description: 'Any of title, description, dueAt. A new dueAt relabels existing submissions: `late` is always judged against the current dueAt.',
         },
       },
     )

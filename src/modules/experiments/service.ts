@@ -78,7 +78,11 @@ export async function updateExperiment(sql: Sql, courseId: string, experimentId:
   if (body.title !== undefined) patch.title = body.title
   if (body.description !== undefined) patch.description = sanitizeRichText(body.description)
   if (body.dueAt !== undefined) patch.due_at = body.dueAt
-  const row = await q.updateExperiment(sql, courseId, experimentId, patch, now)
+  const row = await sql.begin(async (tx) => {
+    const updated = await q.updateExperiment(tx, courseId, experimentId, patch, now)
+    if (updated && patch.due_at) await q.relabelLate(tx, experimentId, updated.due_at)
+    return updated
+  })
   if (!row) throw experimentNotFound()
   return toExperiment(row)
 }

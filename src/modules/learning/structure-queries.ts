@@ -222,6 +222,19 @@ export async function updateTask(tx: TxSql, taskId: string, t: TaskValues & Publ
   return row!
 }
 
+/**
+ * The deadline moved: every answer sheet's `late` follows the new due time (src/lib/due.ts: late
+ * only after dueAt), so the grading list agrees with the gradebook and the homework centre,
+ * which compare with the current due time. Only the sheets whose flag changes are written.
+ */
+export async function relabelLate(tx: TxSql, taskId: string, dueAt: Date | null) {
+  const res = await tx`
+    update learning_submissions
+       set late = coalesce(submitted_at > ${dueAt}::timestamptz, false)
+     where task_id = ${taskId} and late <> coalesce(submitted_at > ${dueAt}::timestamptz, false)`
+  return res.count
+}
+
 export async function taskDeletability(sql: Db, courseId: string, taskId: string) {
   const [row] = await sql<{ has_submissions: boolean }[]>`
     select exists (select 1 from learning_submissions s where s.task_id = t.id) as has_submissions

@@ -139,6 +139,7 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
       now,
       changedTriggers(before, values),
     )
+    if (before.has_submissions && before.due_at?.getTime() !== row.due_at?.getTime()) await q.relabelLate(tx, taskId, row.due_at)
     let regrade: RegradeSummary | null = null
     if (before.has_submissions && row.task_type === 'QUIZ' && gradingChanged(before.questions, row.questions)) {
       regrade = await regradeTask(tx, taskId, before.questions, row.questions)
