@@ -1,4 +1,4 @@
-import { connect as netConnect, type Socket } from 'node:net'
+import { isIP, connect as netConnect, type Socket } from 'node:net'
 import { hostname } from 'node:os'
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls'
 import { toMime, type MailMessage } from './mime.ts'
@@ -177,6 +177,8 @@ class Connection {
     const secure = this.url.protocol === 'smtps:'
     const host = this.url.hostname.replace(/^\[(.*)\]$/, '$1')
     const port = Number(this.url.port) || (secure ? 465 : 25)
+    // The name the certificate must carry (SNI takes no IP address; the IP is checked then).
+    const sni = isIP(host) ? {} : { servername: host }
     const socket = await new Promise<Socket | TLSSocket>((resolve, reject) => {
       const timer = setTimeout(() => {
         s.destroy()
@@ -191,7 +193,7 @@ class Connection {
         clearTimeout(timer)
         reject(smtpError(`SMTP connection: ${e.message}`))
       }
-      const s = secure ? tlsConnect({ ...this.opts.tls, host, port, servername: host }, done) : netConnect({ host, port }, done)
+      const s = secure ? tlsConnect({ ...this.opts.tls, host, port, ...sni }, done) : netConnect({ host, port }, done)
       s.once('error', failed)
     })
     socket.setNoDelay(true)
@@ -210,7 +212,7 @@ class Connection {
       plain.removeAllListeners('error')
       plain.removeAllListeners('timeout')
       const upgraded = await new Promise<TLSSocket>((resolve, reject) => {
-        const t = tlsConnect({ ...this.opts.tls, socket: plain, servername: host }, () => resolve(t))
+        const t = tlsConnect({ ...this.opts.tls, socket: plain, ...sni }, () => resolve(t))
         t.once('error', (e) => reject(smtpError(`SMTP STARTTLS: ${e.message}`)))
       })
       this.attach(upgraded)
@@ -370,8 +372,12 @@ export class SmtpPool {
       (e: SmtpError) => {
         drop()
         c.destroy()
-        // Nobody else can send them: the queued mails fail (the sender retries them later).
-        if (this.open === 0) while (this.pending > 0) this.take()!.reject(e)
+        // Nobody else can send them: the queued mails fail, without the reply code (a refused
+        // login or greeting says nothing about the mail: retried later, never given up at once).
+        if (this.open === 0) {
+          const err = smtpError(e.message)
+          while (this.pending > 0) this.take()!.reject(err)
+        }
       },
     )
   }
