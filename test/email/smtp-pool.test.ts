@@ -193,6 +193,22 @@ describe('SmtpPool', () => {
     expect(s.connections.count).toBe(4)
   })
 
+  test('no command or header injection: an address with a line break is refused for good, a subject with one stays one header', async () => {
+    const s = await server()
+    const p = pool(`smtp://127.0.0.1:${s.port}`)
+    const bad = await sendAll(p, [mail(1, 'victim@example.test>\r\nRCPT TO:<other@example.test')])
+    expect(bad[0]!.status).toBe('rejected')
+    expect((bad[0] as PromiseRejectedResult).reason.responseCode).toBe(553)
+    expect(isPermanent((bad[0] as PromiseRejectedResult).reason)).toBe(true)
+    const ok = await sendAll(p, [{ ...mail(2), subject: 'Hi\r\nBcc: other@example.test\r\n\r\nbody' }])
+    expect(ok[0]!.status).toBe('fulfilled')
+    expect(s.got).toHaveLength(1)
+    expect(s.got[0]!.to).toEqual(['student2@example.test'])
+    const head = s.got[0]!.raw.split('\r\n\r\n')[0]!
+    expect(head).toContain('Subject: Hi Bcc: other@example.test body')
+    expect(head).not.toMatch(/^Bcc:/m)
+  })
+
   test('nobody listening → every queued mail fails at once, retryable', async () => {
     const port = await freePort()
     const results = await sendAll(pool(`smtp://127.0.0.1:${port}`, { connections: 2 }), [mail(1), mail(2), mail(3)])

@@ -85,7 +85,7 @@ function base64Lines(text: string) {
 }
 
 function part(type: string, content: string) {
-  const crlf = content.replace(/\r?\n/g, '\r\n')
+  const crlf = content.replace(/\r\n|\r|\n/g, '\r\n')
   return textEncoding(crlf) === 'Q'
     ? `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n${qpWrap(qpEncode(crlf), 76)}`
     : `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Lines(crlf)}`

@@ -33,9 +33,10 @@ export interface Transport {
 function compose(item: OutboxRow, settings: MailSettings, now: Date): { mail: MailMessage } | { skip: string } {
   if (item.kind === 'NOTIFICATION') {
     if (!item.email_verified) return { skip: 'the address is not verified' }
-    return { mail: composeMail(item, settings, now) }
+    return { mail: { ...composeMail(item, settings, now), date: now } }
   }
-  return composeAccountMail(item, settings)
+  const c = composeAccountMail(item, settings)
+  return 'skip' in c ? c : { mail: { ...c.mail, date: now } }
 }
 
 /**

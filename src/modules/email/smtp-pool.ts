@@ -89,9 +89,9 @@ class Connection {
     if (early) return Promise.resolve(early)
     if (this.failed) return Promise.reject(this.failed)
     return new Promise((resolve, reject) => {
+      if (!this.waiting.length) this.socket?.setTimeout(this.opts.socketTimeoutMs)
       this.waiting.push(resolve)
       this.onFail.push(reject)
-      this.socket?.setTimeout(this.opts.socketTimeoutMs)
     })
   }
 
@@ -326,6 +326,8 @@ export class SmtpPool {
   sendMail(message: MailMessage): Promise<void> {
     if (this.closedPool) return Promise.reject(smtpError('SMTP pool closed'))
     const { from, to, raw } = toMime(message)
+    // An address that would break the command line it is written into is never sent.
+    if (/[\s<>]/.test(from + to) || !to) return Promise.reject(Object.assign(smtpError(`invalid address: ${JSON.stringify(to)}`), { responseCode: 553 }))
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ from, to, raw, utf8: /[^\x00-\x7f]/.test(from + to), resolve, reject })
       this.pump()
