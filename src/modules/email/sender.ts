@@ -71,8 +71,8 @@ export interface SendResult {
 /**
  * Sends the due outbox rows until none is due (each claim at `now` advanced by the run's own
  * duration so far; outcomes are recorded at `now`): claim a batch (SKIP LOCKED + lease), send its mails
- * in parallel (the transport's pool bounds the connections), record the outcomes (the sent ones in
- * one statement). Safe on every instance at once: a row is claimed by one sender only, and a mail
+ * in parallel (the transport's pool bounds the connections and pipelines), record the outcomes
+ * (one statement each for the sent, the retried and the given-up rows of the batch). Safe on every instance at once: a row is claimed by one sender only, and a mail
  * is marked sent only after the server accepted it; the Message-ID stays the notification's.
  */
 export async function sendDueEmails(
@@ -103,13 +103,14 @@ export async function sendDueEmails(
     if (sent.length) await markSent(sql, sent, now)
     result.sent += sent.length
     countEmail('sent', sent.length)
+    // The failures of the batch, recorded in one statement each (no await per mail).
+    const retry: { id: string; next: Date; error: string }[] = []
+    const failed: { id: string; error: string }[] = []
     for (let i = 0; i < batch.length; i++) {
       const item = batch[i]!
       const c = composed[i]!
       if ('skip' in c) {
-        await markFailed(sql, item.id, now, `not sent: ${c.skip}`)
-        result.failed++
-        countEmail('failed')
+        failed.push({ id: item.id, error: `not sent: ${c.skip}` })
         continue
       }
       const e = outcomes[i]
@@ -117,16 +118,16 @@ export async function sendDueEmails(
       const error = String((e as Error)?.message ?? e)
       const next = new Date(now.getTime() + backoffMs(item.attempts))
       if (isPermanent(e) || next.getTime() - item.created_at.getTime() > GIVE_UP_AFTER_MS) {
-        await markFailed(sql, item.id, now, error)
-        result.failed++
-        countEmail('failed')
+        failed.push({ id: item.id, error })
         log?.warn('e-mail given up', { outboxId: item.id, kind: item.kind, attempts: item.attempts, error })
-      } else {
-        await markRetry(sql, item.id, next, error)
-        result.retried++
-        countEmail('retry')
-      }
+      } else retry.push({ id: item.id, next, error })
     }
+    await markFailed(sql, failed, now)
+    await markRetry(sql, retry)
+    result.failed += failed.length
+    result.retried += retry.length
+    countEmail('failed', failed.length)
+    countEmail('retry', retry.length)
     if (batch.length < BATCH) break
   }
   return result
