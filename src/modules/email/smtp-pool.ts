@@ -72,6 +72,8 @@ class Connection {
   sent = 0
   busy = false
   closed = false
+  /** Greeted, upgraded and logged in. */
+  ready = false
   /** Set by the pool: called once when the connection fails or closes. */
   onGone: (() => void) | null = null
   /** Set by the pool: takes the connection out of its count (idempotent). */
@@ -114,6 +116,8 @@ class Connection {
       this.onFail.shift()
       if (!this.waiting.length) this.socket?.setTimeout(0)
       if (resolve) resolve(reply)
+      // A reply nobody asked for on an idle connection: the server is closing it (421).
+      else if (this.ready && !this.busy) this.fail(smtpError('SMTP server closed the connection', reply))
       else this.early.push(reply)
     }
   }
@@ -230,6 +234,7 @@ class Connection {
         await this.command(Buffer.from(pass).toString('base64'), 2)
       }
     }
+    this.ready = true
   }
 
   /**
