@@ -1,7 +1,7 @@
 /**
  * One "instance" of the e-mail sender for bench/probe-email.ts, in a process of its own: a pool
  * of PROBE_POOL connections and PROBE_SENDERS concurrent runs of sendDueEmails (from the tree
- * PROBE_ROOT, default this one) until the outbox has nothing due. Prints `SENT <n>`.
+ * PROBE_ROOT, default this one) until the outbox has nothing due. Prints `SENT <n> CPU <ms>` (the process's CPU time).
  * Environment: DATABASE_URL, SMTP_URL, PROBE_CONNECTIONS (SMTP connections, 8).
  */
 import { join } from 'node:path'
@@ -22,7 +22,8 @@ await Promise.all(
     }
   }),
 )
-console.log(`SENT ${sent}`)
+const cpu = process.cpuUsage()
+console.log(`SENT ${sent} CPU ${Math.round((cpu.user + cpu.system) / 1000)}`)
 transport.close?.()
 await sql.end()
 process.exit(0)

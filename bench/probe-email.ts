@@ -3,10 +3,12 @@
  * (cls_probe_mail_<time>, dropped afterwards) it queues PROBE_MAILS (100,000) mails for as many
  * students, starts a local SMTP server (bench/smtp-sink.ts: smtp-server with its defaults, the
  * 100 ms greeting delay included) and PROBE_INSTANCES (2) sender processes (bench/email-sender.ts,
- * PROBE_SENDERS runs each), and times the outbox from full to empty. Checks: every row sent once,
+ * PROBE_SENDERS runs each), and times the outbox from full to empty, with the CPU time per mail
+ * of the senders and of the server. Checks: every row sent once,
  * the server received exactly PROBE_MAILS mails with as many distinct Message-IDs.
  * PROBE_ROOT runs the senders of another tree (an older commit) for the before figure.
  */
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { migrate } from '../src/db/migrate.ts'
@@ -66,10 +68,12 @@ try {
       stderr: 'inherit',
     }),
   )
-  const sent = (await Promise.all(senders.map((p) => lineOf(p, /SENT (\d+)/)))).map((m) => Number(m[1]))
+  const sentLines = (await Promise.all(senders.map((p) => lineOf(p, /SENT (\d+) CPU (\d+)/))))
+  const sent = sentLines.map((m) => Number(m[1]))
+  const senderCpu = sentLines.reduce((a, m) => a + Number(m[2]), 0)
   const seconds = (performance.now() - started) / 1000
   sink.kill('SIGTERM')
-  const report = JSON.parse((await lineOf(sink, /SINK (\{.*\})/))[1]!) as { received: number; unique: number }
+  const report = JSON.parse((await lineOf(sink, /SINK (\{.*\})/))[1]!) as { received: number; unique: number; cpuMs: number }
   const [state] = await sql<{ open: number; sent: number; multi: number }[]>`
     select count(*) filter (where sent_at is null)::int as open, count(*) filter (where sent_at is not null)::int as sent,
            count(*) filter (where attempts > 1)::int as multi
@@ -77,7 +81,10 @@ try {
   const rate = N / seconds
   const once = report.received === N && report.unique === N && state!.open === 0 && state!.sent === N
   console.log(`senders: ${sent.join(' + ')} = ${sent.reduce((x, y) => x + y, 0)}; server received ${report.received} (${report.unique} distinct Message-IDs); outbox open ${state!.open}, sent ${state!.sent}, retried ${state!.multi}`)
-  console.log(`| e-mail outbox of ${N} drained (${INSTANCES} instances) | ≥ 2,000 mails/s, each once | ${Math.round(rate)} mails/s (${seconds.toFixed(1)} s)${once ? '' : ', NOT exactly once'} | ${rate >= 2000 && once ? 'PASS' : 'FAIL'} |`)
+  const cpuPerMail = `CPU per mail: senders ${((senderCpu * 1000) / N).toFixed(0)} µs, SMTP server ${((report.cpuMs * 1000) / N).toFixed(0)} µs`
+  const load = loadavg()[0]!.toFixed(1)
+  console.log(`${cpuPerMail}; load average ${loadavg().map((l) => l.toFixed(2)).join(' / ')}`)
+  console.log(`| e-mail outbox of ${N} drained (${INSTANCES} instances) | ≥ 2,000 mails/s, each once | ${Math.round(rate).toLocaleString('en-US')} mails/s (${seconds.toFixed(1)} s; ${cpuPerMail}; load ${load})${once ? '' : ', NOT exactly once'} | ${rate >= 2000 && once ? 'PASS' : 'FAIL'} |`)
 } finally {
   await sql.end()
   const b = postgres(admin, { max: 1, onnotice: () => {} })

@@ -2,7 +2,7 @@
  * A local SMTP server for bench/probe-email.ts, in a process of its own: the `smtp-server`
  * package with its defaults (including the 100 ms delay before the greeting of every new
  * connection), accepting every mail. Prints `LISTENING <port>`; on SIGTERM prints
- * `SINK {"received":…,"unique":…}` (mails, distinct Message-IDs) and exits.
+ * `SINK {"received":…,"unique":…,"cpuMs":…}` (mails, distinct Message-IDs, its CPU time) and exits.
  */
 import { SMTPServer } from 'smtp-server'
 
@@ -28,6 +28,7 @@ const server = new SMTPServer({
 })
 server.listen(0, '127.0.0.1', () => console.log(`LISTENING ${(server.server.address() as { port: number }).port}`))
 process.on('SIGTERM', () => {
-  console.log(`SINK ${JSON.stringify({ received, unique: ids.size })}`)
+  const cpu = process.cpuUsage()
+  console.log(`SINK ${JSON.stringify({ received, unique: ids.size, cpuMs: Math.round((cpu.user + cpu.system) / 1000) })}`)
   process.exit(0)
 })

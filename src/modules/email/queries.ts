@@ -110,10 +110,20 @@ export async function markSent(sql: Sql, ids: string[], now: Date) {
   await sql`update email_outbox set sent_at = ${now}, lease_until = null, last_error = null, secret = null where id = any(${ids}::uuid[])`
 }
 
-export async function markRetry(sql: Sql, id: string, next: Date, error: string) {
-  await sql`update email_outbox set next_attempt_at = ${next}, lease_until = null, last_error = ${error.slice(0, 500)} where id = ${id}`
+/** Temporary failures of a batch, one statement: each row due again at its own time. */
+export async function markRetry(sql: Sql, rows: { id: string; next: Date; error: string }[]) {
+  if (!rows.length) return
+  await sql`
+    update email_outbox o set next_attempt_at = r.next::timestamptz, lease_until = null, last_error = r.error
+      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.next.toISOString())}::text[], ${rows.map((r) => r.error.slice(0, 500))}::text[]) as r(id, next, error)
+     where o.id = r.id`
 }
 
-export async function markFailed(sql: Sql, id: string, now: Date, error: string) {
-  await sql`update email_outbox set failed_at = ${now}, lease_until = null, last_error = ${error.slice(0, 500)}, secret = null where id = ${id}`
+/** Rows given up (or not to be sent), one statement; the link token is erased. */
+export async function markFailed(sql: Sql, rows: { id: string; error: string }[], now: Date) {
+  if (!rows.length) return
+  await sql`
+    update email_outbox o set failed_at = ${now}, lease_until = null, last_error = r.error, secret = null
+      from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.error.slice(0, 500))}::text[]) as r(id, error)
+     where o.id = r.id`
 }
