@@ -89,18 +89,24 @@ try {
         const timer = setInterval(() => (peak = Math.max(peak, rss())), 20)
         const times: number[] = []
         let bytes = 0
+        let digest = ''
         for (let i = 0; i < 3; i++) {
           const t0 = performance.now()
           const res = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })
           if (res.status !== 200) throw new Error(`${label} ${path}: ${res.status}`)
           bytes = 0
+          const hash = new Bun.CryptoHasher('sha1')
           const r = res.body!.getReader()
-          for (let c = await r.read(); !c.done; c = await r.read()) bytes += c.value.length
+          for (let c = await r.read(); !c.done; c = await r.read()) {
+            bytes += c.value.length
+            hash.update(c.value)
+          }
+          digest = hash.digest('hex').slice(0, 12)
           times.push(Math.round(performance.now() - t0))
         }
         clearInterval(timer)
         const growth = Math.round(Math.max(peak, rss()) - before)
-        console.log(`| ${what}, ${N} students (${label}) | ${(bytes / 1048576).toFixed(1)} MB | ${times.join(', ')} ms | RSS ${before.toFixed(0)} → ${(before + growth).toFixed(0)} MB (+${growth}) over 3 calls | ${growth <= 64 ? 'PASS' : 'FAIL'} |`)
+        console.log(`| ${what}, ${N} students (${label}) | ${(bytes / 1048576).toFixed(1)} MB (sha1 ${digest}) | ${times.join(', ')} ms | RSS ${before.toFixed(0)} → ${(before + growth).toFixed(0)} MB (+${growth}) over 3 calls | ${growth <= 64 ? 'PASS' : 'FAIL'} |`)
       }
     } finally {
       proc.kill()
