@@ -67,7 +67,7 @@ function dueSpan(columns: GradeColumn[], now: Date) {
 
 /**
  * A whole-course overview too large to build in memory (more than `streamAbove` students): its
- * ETag, known before any student is read, and `open` to stream the body (`overviewStream`).
+ * ETag, known before any student is read, and `open` to stream the body (`streamedOverview`).
  */
 export interface StreamedOverview {
   /**
@@ -198,9 +198,9 @@ export const STREAM_CHUNK = 2000
  * roster order), not through a cursor in one long transaction: no connection is held between
  * chunks, however slowly the client reads, so the embedded database (one connection) serves
  * other requests between them, and PostgreSQL's pool is not drained by slow downloads. One
- * chunk is read ahead while the one before is written. The price: a write committed during a long export shows in the chunks read after it (each row is
- * consistent in itself; a student renamed mid-export past the current position can appear
- * twice or not at all).
+ * chunk is read ahead while the one before is written. The price: a write committed during a
+ * long export shows in the chunks read after it (each row is consistent in itself; a student
+ * renamed mid-export past the current position can appear twice or not at all).
  */
 async function* studentChunks(sql: Sql, courseId: string, head: { tasks: TaskRows; experiments: ExperimentRows }, now: Date, chunk: number) {
   const read = (after: q.RosterKey | null) =>
