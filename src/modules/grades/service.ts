@@ -240,8 +240,8 @@ async function* studentChunks(sql: Sql, courseId: string, head: { tasks: TaskRow
  * in memory). The first part is made before the stream is handed out, so a failure at the start
  * is an ordinary error response. Cancelling (the client went away) ends `parts` after the chunk
  * under way, if any. A failure later is logged (`onError`) and errors the stream: the response,
- * its 200 already sent, is cut off without its end (HTTP/1.1 chunked encoding: no last chunk),
- * which browsers, curl and fetch report as a failed download, never a complete one.
+ * its 200 already sent, is cut off without its end (Bun resets the connection before the last
+ * chunk: curl exits with 56, fetch throws ECONNRESET), a failed download, never a complete one.
  */
 async function byteStream(parts: AsyncGenerator<string>, onError: (e: unknown) => void): Promise<ReadableStream<Uint8Array>> {
   const utf8 = new TextEncoder()
