@@ -1,41 +1,20 @@
 /**
- * The grades CSV of a 100,000-student course (issue 26): `bun run bench/probe-csv.ts`. A fresh
- * database (cls_probe_csv_<time>, dropped afterwards) with a course of PROBE_STUDENTS (100,000)
- * students, 5 homework, one graded submission per student. Then, in a child process per tree
- * (this one, and PROBE_OLD_ROOT when set: an older commit's checkout), 5 exports in a row through
- * the service function the route calls; each child reports the time per export, the size, and
- * its RSS growth (peak sampled every 20 ms, minus before the first export).
+ * The grades CSV and the whole-course grade overview of a 100,000-student course (issue 26):
+ * `bun run bench/probe-csv.ts`. A fresh database (cls_probe_csv_<time>, dropped afterwards) with
+ * a course of PROBE_STUDENTS (100,000) students, 5 homework (one graded submission per student)
+ * and 2 experiments (a submission from every fifth student, half of them graded). Then, per tree
+ * (this one, and PROBE_OLD_ROOT when set: an older commit's checkout with node_modules), the
+ * service as a process of its own (that tree's bench/serve.ts, GC sized for 512 MiB as in the
+ * image), and over HTTP 3 CSV exports, then 3 whole-course overviews, each read to the end;
+ * reported: size, time per call, and RSS growth of the service (peak sampled every 20 ms, minus
+ * RSS before the first call of the row).
  */
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { migrate } from '../src/db/migrate.ts'
 
-if (process.argv[2] === 'child') {
-  const root = process.argv[3]!
-  const courseId = process.argv[4]!
-  const { overviewCsv } = await import(join(root, 'src/modules/grades/service.ts'))
-  const sql = postgres(process.env.DATABASE_URL!, { max: 4, onnotice: () => {} })
-  await sql`select 1`
-  const rss = () => process.memoryUsage.rss() / 1048576
-  Bun.gc(true)
-  const before = rss()
-  let peak = before
-  const timer = setInterval(() => (peak = Math.max(peak, rss())), 20)
-  const times: number[] = []
-  let bytes = 0
-  for (let i = 0; i < 5; i++) {
-    const t0 = performance.now()
-    // Since issue 29.6 the export takes the time (Missing cells); an older tree's does not.
-    const body = await (overviewCsv.length >= 3 ? overviewCsv(sql, courseId, new Date()) : overviewCsv(sql, courseId))
-    // What the route hands to Response: a string (old) or a Blob (new); both are sent whole.
-    bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.size
-    times.push(Math.round(performance.now() - t0))
-  }
-  clearInterval(timer)
-  console.log(`RESULT ${JSON.stringify({ times, bytes, growth: Math.round(Math.max(peak, rss()) - before) })}`)
-  await sql.end()
-  process.exit(0)
-}
+const PASSWORD = 'probe-password-1'
 
 const N = Number(process.env.PROBE_STUDENTS ?? 100_000)
 const admin = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -51,7 +30,8 @@ try {
   await migrate(sql)
   const id = () => Bun.randomUUIDv7()
   const [teacher, course, unit, point] = [id(), id(), id(), id()]
-  await sql`insert into users (id, username, email, password_hash, display_name, role) values (${teacher}, 'teacher', 'teacher@example.test', 'x', 'T', 'TEACHER')`
+  const hash = await Bun.password.hash(PASSWORD, { algorithm: 'argon2id' })
+  await sql`insert into users (id, username, email, password_hash, display_name, role) values (${teacher}, 'teacher', 'teacher@example.test', ${hash}, 'T', 'TEACHER')`
   await sql`
     insert into users (id, username, email, password_hash, display_name, role)
     select gen_random_uuid(), 's' || i, 's' || i || '@example.test', 'x', 'Student ' || i, 'STUDENT' from generate_series(1, ${N}) i`
@@ -70,17 +50,68 @@ try {
     select gen_random_uuid(), (${sql.array(tasks)}::uuid[])[1 + (abs(hashtext(u.id::text)) % 5)], ${course}, u.id, 'answer', 'GRADED',
            (abs(hashtext(u.username)) % 101), now(), now(), ${teacher}
       from users u where u.role = 'STUDENT'`
+  const labs = [id(), id()]
+  for (const [i, e] of labs.entries())
+    await sql`insert into experiments (id, course_id, title, description, due_at) values (${e}, ${course}, ${'Lab ' + (i + 1)}, '', now() + interval '7 days')`
+  await sql`
+    insert into experiment_submissions (id, experiment_id, course_id, student_id, storage_key, file_name, file_size, content_type, submitted_at, score, graded_at, graded_by)
+    select gen_random_uuid(), (${sql.array(labs)}::uuid[])[1 + (abs(hashtext(u.username)) % 2)], ${course}, u.id, 'k', 'report.pdf', 1000, 'application/pdf', now(),
+           case when abs(hashtext(u.id::text)) % 2 = 0 then 50 + abs(hashtext(u.username)) % 50 end,
+           case when abs(hashtext(u.id::text)) % 2 = 0 then now() end, case when abs(hashtext(u.id::text)) % 2 = 0 then ${teacher}::uuid end
+      from users u where u.role = 'STUDENT' and abs(hashtext(u.username)) % 5 = 0`
   await sql`vacuum analyze`
   const roots = [['new', join(import.meta.dir, '..')], ...(process.env.PROBE_OLD_ROOT ? [['old', process.env.PROBE_OLD_ROOT]] : [])]
   for (const [label, root] of roots) {
-    const child = Bun.spawn([process.execPath, import.meta.path, 'child', root!, course], {
+    const proc = Bun.spawn([process.execPath, join(root!, 'bench/serve.ts'), 'service', '0'], {
       env: { ...process.env, DATABASE_URL: url, BUN_JSC_forceRAMSize: '536870912' },
       stdout: 'pipe',
       stderr: 'inherit',
     })
-    const out = await new Response(child.stdout).text()
-    const r = JSON.parse(/RESULT (\{.*\})/.exec(out)![1]!) as { times: number[]; bytes: number; growth: number }
-    console.log(`| grades CSV, ${N} students (${label}) | ${(r.bytes / 1048576).toFixed(1)} MB | ${r.times.join(', ')} ms | RSS +${r.growth} MB over 5 exports | ${r.growth <= 64 ? 'PASS' : 'FAIL'} |`)
+    try {
+      const reader = proc.stdout.getReader()
+      let text = ''
+      while (!/LISTENING (\d+)/.test(text)) {
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`${label}: the service exited: ${text}`)
+        text += new TextDecoder().decode(value)
+      }
+      reader.releaseLock()
+      const base = `http://127.0.0.1:${/LISTENING (\d+)/.exec(text)![1]}/api/v1`
+      const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))![1]) / 1024
+      const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identifier: 'teacher', password: PASSWORD }) })
+      const token = ((await login.json()) as any).data.accessToken as string
+      for (const [what, path] of [
+        ['grades CSV', `/courses/${course}/grades/overview.csv`],
+        ['grade overview, whole course', `/courses/${course}/grades/overview`],
+      ] as const) {
+        const before = rss()
+        let peak = before
+        const timer = setInterval(() => (peak = Math.max(peak, rss())), 20)
+        const times: number[] = []
+        let bytes = 0
+        let digest = ''
+        for (let i = 0; i < 3; i++) {
+          const t0 = performance.now()
+          const res = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })
+          if (res.status !== 200) throw new Error(`${label} ${path}: ${res.status}`)
+          bytes = 0
+          const hash = new Bun.CryptoHasher('sha1')
+          const r = res.body!.getReader()
+          for (let c = await r.read(); !c.done; c = await r.read()) {
+            bytes += c.value.length
+            hash.update(c.value)
+          }
+          digest = hash.digest('hex').slice(0, 12)
+          times.push(Math.round(performance.now() - t0))
+        }
+        clearInterval(timer)
+        const growth = Math.round(Math.max(peak, rss()) - before)
+        console.log(`| ${what}, ${N} students (${label}) | ${(bytes / 1048576).toFixed(1)} MB (sha1 ${digest}) | ${times.join(', ')} ms | RSS ${before.toFixed(0)} → ${(before + growth).toFixed(0)} MB (+${growth}) over 3 calls | ${growth <= 64 ? 'PASS' : 'FAIL'} |`)
+      }
+    } finally {
+      proc.kill()
+      await proc.exited
+    }
   }
 } finally {
   await sql.end()

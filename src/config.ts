@@ -102,6 +102,8 @@ const EnvSchema = z
     NOTIFICATION_RETENTION_CRON: cronExpr.default('41 * * * *'),
     VALIDATE_RESPONSES: bool.optional(),
     GRADEBOOK_CACHE_MB: int(0, 4096).default(32),
+    // A whole-course grade overview of more students is streamed, never built in memory or cached.
+    GRADEBOOK_STREAM_STUDENTS: int(0, 10_000_000).default(5000),
     // Accounts (issue 21): lifetimes of e-mail links; who may register as a teacher.
     EMAIL_TOKEN_TTL_SECONDS: int(300, 60 * 60 * 24 * 30).default(60 * 60 * 24),
     PASSWORD_RESET_TTL_SECONDS: int(300, 60 * 60 * 24 * 7).default(30 * 60),
@@ -215,6 +217,8 @@ export interface Config {
   validateResponses: boolean
   /** Serialised grade overviews kept per instance (src/modules/grades/cache.ts); 0 turns it off. */
   gradebookCacheBytes: number
+  /** A whole-course grade overview of more students than this is streamed (never cached). */
+  gradebookStreamStudents: number
   /** Validity of verification and address-change links. */
   emailTokenTtlSeconds: number
   /** Validity of password-reset links. */
@@ -299,6 +303,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     notificationRetentionCron: e.NOTIFICATION_RETENTION_CRON,
     validateResponses: e.VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',
     gradebookCacheBytes: e.GRADEBOOK_CACHE_MB * 1024 * 1024,
+    gradebookStreamStudents: e.GRADEBOOK_STREAM_STUDENTS,
     emailTokenTtlSeconds: e.EMAIL_TOKEN_TTL_SECONDS,
     passwordResetTtlSeconds: e.PASSWORD_RESET_TTL_SECONDS,
     teacherRegistration: e.TEACHER_REGISTRATION,

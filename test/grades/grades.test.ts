@@ -208,8 +208,9 @@ describe('GET /courses/{courseId}/grades/overview.csv', () => {
   // size gives the same file, the header once, every student once, in order.
   test('chunks of students give the same file as one chunk', async () => {
     const { overviewCsv } = await import('../../src/modules/grades/service.ts')
-    const whole = await (await overviewCsv(ctx.deps.sql, w.course.id, ctx.deps.clock.now(), 1000)).text()
-    for (const size of [1, 2, 3]) expect(await (await overviewCsv(ctx.deps.sql, w.course.id, ctx.deps.clock.now(), size)).text()).toBe(whole)
+    const text = async (size: number) => new Response(await overviewCsv(ctx.deps.sql, w.course.id, ctx.deps.clock.now(), size)).text()
+    const whole = await text(1000)
+    for (const size of [1, 2, 3]) expect(await text(size)).toBe(whole)
     expect(whole.split('\r\n')).toHaveLength(5)
   })
 
@@ -221,5 +222,129 @@ describe('GET /courses/{courseId}/grades/overview.csv', () => {
     )
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8')
+  })
+})
+
+/*
+ * Issue 26: a whole-course overview of more than GRADEBOOK_STREAM_STUDENTS students, and every
+ * CSV export, are streamed in chunks of students, each read in a short snapshot of its own. The
+ * app `streaming` streams every whole-course overview (threshold 0); `ctx` builds it in memory.
+ */
+describe('streamed grade overview and CSV', () => {
+  let streaming: TestContext
+  const path = () => `/courses/${w.course.id}/grades/overview`
+  const rawGet = async (app: TestContext, p: string, headers: Record<string, string> = {}) =>
+    app.app.handle(new Request(`http://localhost/api/v1${p}`, { headers: { authorization: `Bearer ${w.teacher.token}`, ...headers } }))
+  beforeAll(async () => {
+    streaming = await testApp({ clock, config: { gradebookStreamStudents: 0 } })
+  })
+
+  test('the streamed whole-course overview is byte for byte the built one, with a weak ETag; a page is still built', async () => {
+    const built = await rawGet(ctx, path())
+    const streamed = await rawGet(streaming, path())
+    expect([built.status, streamed.status]).toEqual([200, 200])
+    expect(streamed.headers.get('content-type')).toBe('application/json;charset=utf-8')
+    const text = await streamed.text()
+    expect(text).toBe(await built.text())
+    const body = JSON.parse(text)
+    expect([body.code, body.data.total, body.data.page, body.data.pageSize]).toEqual([0, 3, 1, null])
+    expect(body.data.students.map((s: any) => s.userId)).toEqual([mallory.id, alice.id, chen.id])
+    expect(streamed.headers.get('etag')).toMatch(/^W\/"s[0-9a-z]+"$/)
+    expect(built.headers.get('etag')).not.toStartWith('W/')
+    // Any chunk size gives the same bytes (the route reads 2,000 students a chunk).
+    const { overviewBody } = await import('../../src/modules/grades/service.ts')
+    for (const size of [1, 2]) {
+      const outcome = await overviewBody(ctx.deps.sql, w.course.id, {}, clock.now(), null, undefined, 0, size)
+      if (!('open' in outcome)) throw new Error('not streamed')
+      expect(await new Response(await outcome.open(() => {})).text()).toBe(text)
+    }
+    // A page (at most 200 students) is built and cached as before.
+    const page = await rawGet(streaming, `${path()}?page=1&pageSize=2`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('etag')).not.toStartWith('W/')
+    expect(await page.text()).toBe(await (await rawGet(ctx, `${path()}?page=1&pageSize=2`)).text())
+  })
+
+  test('the weak ETag answers 304 until the gradebook changes', async () => {
+    const first = await rawGet(streaming, path())
+    const etag = first.headers.get('etag')!
+    await first.body?.cancel()
+    const same = await rawGet(streaming, path(), { 'if-none-match': etag })
+    expect(same.status).toBe(304)
+    expect(same.headers.get('etag')).toBe(etag)
+    const [row] = await ctx.deps.sql<{ score: string }[]>`select score from experiment_submissions where id = ${sub.aliceE1!.id}`
+    await grade(sub.aliceE1!.id, 81)
+    try {
+      const changed = await rawGet(streaming, path(), { 'if-none-match': etag })
+      expect(changed.status).toBe(200)
+      expect(changed.headers.get('etag')).not.toBe(etag)
+      const body = JSON.parse(await changed.text())
+      expect(body.data.students[1].cells[e.e1!]).toBe(81)
+    } finally {
+      await grade(sub.aliceE1!.id, Number(row!.score))
+    }
+  })
+
+  test('401 without a login, 403 for a student and another teacher, 404 for an unknown course, 400 for a bad page', async () => {
+    const api = streaming.api
+    expect((await api.get(path())).status).toBe(401)
+    const student = await api.get(path(), { token: alice.token })
+    expect([student.status, student.code === 0]).toEqual([403, false])
+    expect((await api.get(path(), { token: w.otherTeacher.token })).status).toBe(403)
+    expect((await api.get(`/courses/${UNKNOWN_ID}/grades/overview`, { token: w.teacher.token })).status).toBe(404)
+    expect((await api.get(`${path()}?pageSize=201`, { token: w.teacher.token })).status).toBe(400)
+    expect((await api.get(`/courses/${NOT_A_UUID}/grades/overview`, { token: w.teacher.token })).status).toBe(400)
+  })
+
+  test('pulled as read: no connection is held between chunks, and a cancelled download leaves nothing open', async () => {
+    const { overviewCsv } = await import('../../src/modules/grades/service.ts')
+    const stream = await overviewCsv(ctx.deps.sql, w.course.id, clock.now(), 1)
+    const reader = stream.getReader()
+    const first = new TextDecoder().decode((await reader.read()).value)
+    expect(first.split('\r\n')).toHaveLength(3) // the header and the first student
+    // Between chunks the export holds no transaction: on the embedded database (one
+    // connection) this request would wait for the download otherwise.
+    const other = await ctx.api.get(path(), { token: w.teacher.token })
+    expect(other.status).toBe(200)
+    await reader.cancel()
+    const [open] = await ctx.deps.sql<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`
+    expect(open!.n).toBe(0)
+    expect((await ctx.api.get(path(), { token: w.teacher.token })).status).toBe(200)
+  })
+
+  test('a failure reading the first chunk is an error response; a later one cuts the stream off, logged', async () => {
+    const { overviewCsv } = await import('../../src/modules/grades/service.ts')
+    const sql = ctx.deps.sql
+    const errors: unknown[] = []
+    const stream = await overviewCsv(sql, w.course.id, clock.now(), 1, (e) => errors.push(e))
+    const reader = stream.getReader()
+    expect((await reader.read()).done).toBe(false)
+    // A real database error from the next chunk's statement: the table it reads is gone.
+    await sql`alter table grade_totals rename to grade_totals_away`
+    try {
+      // One chunk is read ahead (it may have been read before the rename); then the stream fails, never ends.
+      let failed: Error | null = null
+      let more = 0
+      for (;;) {
+        const r = await reader.read().then(
+          (r) => r,
+          (e: unknown) => void (failed = e as Error),
+        )
+        if (!r || r.done) break
+        more++
+      }
+      expect(String(failed)).toMatch(/grade_totals/)
+      expect(more).toBeLessThanOrEqual(1)
+      expect(errors).toHaveLength(1)
+      for (const p of ['/grades/overview.csv', '/grades/overview']) {
+        const res = await streaming.api.get(`/courses/${w.course.id}${p}`, { token: w.teacher.token })
+        expect(res.status).toBe(500)
+        expect(res.code).not.toBe(0)
+      }
+    } finally {
+      await sql`alter table grade_totals_away rename to grade_totals`
+    }
+    expect((await streaming.api.get(path(), { token: w.teacher.token })).status).toBe(200)
   })
 })

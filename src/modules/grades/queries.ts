@@ -27,7 +27,7 @@ export async function studentTotals(sql: TxSql, courseId: string, window: RowWin
   return studentTotalsQuery(sql, courseId, window)
 }
 
-/** The statement itself, not awaited: the CSV export reads it through a cursor. */
+/** The statement itself, not awaited. */
 export function studentTotalsQuery(sql: TxSql, courseId: string, window: RowWindow = null) {
   return sql<StudentTotalsRow[]>`
     select m.user_id, m.username, m.display_name,
@@ -41,6 +41,34 @@ export function studentTotalsQuery(sql: TxSql, courseId: string, window: RowWind
       from ${roster(sql, courseId, null, window)} m
       left join grade_totals g on g.course_id = ${courseId} and g.student_id = m.user_id
      order by m.sort_name, m.sort_username, m.user_id`
+}
+
+/** Where a chunk of the roster order ends: the next chunk starts after it. */
+export type RosterKey = { sort_name: string; sort_username: string; user_id: string }
+
+/**
+ * Up to `limit` students of the course after `after` in the roster order (the first ones when
+ * null), with the same totals as `studentTotals`: one chunk of a streamed overview or CSV,
+ * read by keyset on course_members_roster_idx (sql/028), so every chunk costs the same however
+ * far into the course it is.
+ */
+export async function studentTotalsAfter(sql: TxSql, courseId: string, after: RosterKey | null, limit: number) {
+  const from = after
+    ? sql`and (lower(m.display_name), lower(m.username), m.user_id) > (${after.sort_name}::text, ${after.sort_username}::text, ${after.user_id}::uuid)`
+    : sql``
+  return sql<(Omit<StudentTotalsRow, 'total'> & RosterKey)[]>`
+    select m.user_id, m.username, m.display_name, lower(m.display_name) as sort_name, lower(m.username) as sort_username,
+           coalesce(g.task_count + g.lab_count, 0) as submission_count,
+           coalesce(g.task_graded + g.lab_graded, 0) as graded_count,
+           case when g.task_graded + g.lab_graded > 0
+                then round((g.task_score_sum + g.lab_score_sum) / (g.task_graded + g.lab_graded), 2) end as average_score,
+           coalesce(g.task_scores, '{}') as task_scores,
+           coalesce(g.task_submitted, '{}') as task_submitted
+      from course_members m
+      left join grade_totals g on g.course_id = ${courseId} and g.student_id = m.user_id
+     where m.course_id = ${courseId} ${from}
+     order by lower(m.display_name), lower(m.username), m.user_id
+     limit ${limit}`
 }
 
 export interface ExperimentGradeRow {
@@ -85,9 +113,15 @@ export async function gradedTasks(sql: TxSql, courseId: string) {
      order by lu.sort_order, lu.id, p.sort_order, p.id, t.sort_order, t.id`
 }
 
-/** The course's gradebook version (sql/030): changes with every write the overview could show. */
+/**
+ * The course's gradebook version (sql/030): changes with every write the overview could show;
+ * and its number of students (course_counters, sql/034), which decides whether the whole-course
+ * overview is built in memory or streamed.
+ */
 export async function gradebookVersion(sql: TxSql, courseId: string) {
-  const [row] = await sql<{ version: string }[]>`
-    select coalesce(sum(version), 0)::text as version from gradebook_versions where course_id = ${courseId}`
-  return row!.version
+  const [row] = await sql<{ version: string; students: number }[]>`
+    select coalesce(sum(version), 0)::text as version,
+           coalesce((select cc.students from course_counters cc where cc.course_id = ${courseId}), 0)::int as students
+      from gradebook_versions where course_id = ${courseId}`
+  return row!
 }

@@ -66,10 +66,29 @@ function dueSpan(columns: GradeColumn[], now: Date) {
 }
 
 /**
+ * A whole-course overview too large to build in memory (more than `streamAbove` students): its
+ * ETag, known before any student is read, and `open` to stream the body (`streamedOverview`).
+ */
+export interface StreamedOverview {
+  /**
+   * Weak: from the course, the gradebook version (sql/030) and the due-time span read at the
+   * start. The version only grows, so a body that took in a later write mid-stream is still
+   * replaced at the next revalidation (the version is no longer the tagged one).
+   */
+  etag: string
+  open(onError: (e: unknown) => void): Promise<ReadableStream<Uint8Array>>
+}
+
+/** Changes when the streamed body's format does, so an old ETag does not match a new format. */
+const STREAM_FORMAT = 1
+
+/**
  * The overview as the response body (envelope included), from `cache` when the course's
  * gradebook version (sql/030), read in the same snapshot as the data would be, is the one the
  * entry was built from; built and stored otherwise. `check` sees the data of a fresh build
- * (response validation in development and tests).
+ * (response validation in development and tests). The whole course of more than `streamAbove`
+ * students is neither built nor cached here (issue 26: a 100,001-student body was 24.7 MB,
+ * and RSS grew by 103 MB): the answer is then a `StreamedOverview`.
  */
 export async function overviewBody(
   sql: Sql,
@@ -78,11 +97,36 @@ export async function overviewBody(
   now: Date,
   cache: OverviewCache | null,
   check?: (data: unknown) => void | Promise<void>,
-): Promise<CachedOverview> {
+): Promise<CachedOverview>
+export async function overviewBody(
+  sql: Sql,
+  courseId: string,
+  paging: OptionalPageQuery,
+  now: Date,
+  cache: OverviewCache | null,
+  check: ((data: unknown) => void | Promise<void>) | undefined,
+  streamAbove: number,
+  chunk?: number,
+): Promise<CachedOverview | StreamedOverview>
+export async function overviewBody(
+  sql: Sql,
+  courseId: string,
+  paging: OptionalPageQuery,
+  now: Date,
+  cache: OverviewCache | null,
+  check?: (data: unknown) => void | Promise<void>,
+  streamAbove = Infinity,
+  chunk = STREAM_CHUNK,
+): Promise<CachedOverview | StreamedOverview> {
   const w = windowOf(paging)
   const key = `${courseId}:${w.page}:${w.pageSize}`
-  const outcome = await sql.begin(SNAPSHOT, async (tx): Promise<CachedOverview | { wait: Promise<CachedOverview> }> => {
-    const version = await q.gradebookVersion(tx, courseId)
+  type Columns = Parameters<typeof streamedOverview>[2]
+  const outcome = await sql.begin(SNAPSHOT, async (tx): Promise<CachedOverview | { wait: Promise<CachedOverview> } | { head: Columns }> => {
+    const { version, students } = await q.gradebookVersion(tx, courseId)
+    if (!w.window && students > streamAbove) {
+      const [tasks, experiments] = await Promise.all([q.gradedTasks(tx, courseId), q.courseExperiments(tx, courseId)])
+      return { head: { version, tasks, experiments } }
+    }
     // A hit must be of this version and of the span between due times `now` is in (a cell
     // turns MISSING as a due time passes, without any write).
     const hit = cache?.get(key, version, now.getTime())
@@ -104,10 +148,123 @@ export async function overviewBody(
     cache?.set(key, entry)
     return entry
   })
+  if ('head' in outcome) return streamedOverview(sql, courseId, outcome.head, now, check, chunk)
   if (!('wait' in outcome)) return outcome
   // Another request's build of the same version: right unless a due time passed in between.
   const shared = await outcome.wait
-  return holdsAt(shared, now.getTime()) ? shared : overviewBody(sql, courseId, paging, now, null, check)
+  return holdsAt(shared, now.getTime()) ? shared : overviewBody(sql, courseId, paging, now, null, check, streamAbove, chunk)
+}
+
+/**
+ * The whole-course overview as a stream of bytes, the same JSON as a built one (same envelope,
+ * keys and order): the columns as read with the version, then the students `chunk` at a time
+ * (`studentChunks`), then `total` (the students written) and the page fields.
+ */
+function streamedOverview(
+  sql: Sql,
+  courseId: string,
+  head: { version: string; tasks: TaskRows; experiments: ExperimentRows },
+  now: Date,
+  check: ((data: unknown) => void | Promise<void>) | undefined,
+  chunk: number,
+): StreamedOverview {
+  const { columns } = gradebook(head.tasks, head.experiments, [], now)
+  const { after, until } = dueSpan(columns, now)
+  const etag = `W/"s${Bun.hash(`${STREAM_FORMAT}:${courseId}:${head.version}:${after}:${until}`).toString(36)}"`
+  async function* parts() {
+    let prefix = `{"code":0,"message":"OK","data":{"columns":${JSON.stringify(columns)},"students":[`
+    let total = 0
+    for await (const students of studentChunks(sql, courseId, head, now, chunk)) {
+      await check?.({ columns, students, total: students.length, page: 1, pageSize: null })
+      yield prefix + (total > 0 ? ',' : '') + JSON.stringify(students).slice(1, -1)
+      prefix = ''
+      total += students.length
+    }
+    yield `${prefix}],"total":${total},"page":1,"pageSize":null}}`
+  }
+  return { etag, open: (onError) => byteStream(parts(), onError) }
+}
+
+type TaskRows = Awaited<ReturnType<typeof q.gradedTasks>>
+type ExperimentRows = Awaited<ReturnType<typeof q.courseExperiments>>
+
+/** Students per chunk of a streamed CSV export or whole-course overview. */
+export const STREAM_CHUNK = 2000
+
+/**
+ * The course's students in roster order, `chunk` at a time, mapped to the API's student by the
+ * gradebook of `tasks` and `experiments` (read once, at the start: a column made later is left
+ * out, as from the header). Each chunk is read in a short snapshot of its own (keyset on the
+ * roster order), not through a cursor in one long transaction: no connection is held between
+ * chunks, however slowly the client reads, so the embedded database (one connection) serves
+ * other requests between them, and PostgreSQL's pool is not drained by slow downloads. One
+ * chunk is read ahead while the one before is written. The price: a write committed during a
+ * long export shows in the chunks read after it (each row is consistent in itself; a student
+ * renamed mid-export past the current position can appear twice or not at all).
+ */
+async function* studentChunks(sql: Sql, courseId: string, head: { tasks: TaskRows; experiments: ExperimentRows }, now: Date, chunk: number) {
+  const read = (after: q.RosterKey | null) =>
+    sql.begin(SNAPSHOT, async (tx) => {
+      // Near the end of the roster the planner expects few rows and starts parallel workers,
+      // which cost 50 ms a chunk to launch (100,000 students: the last third took 4× as long).
+      const [, rows] = await Promise.all([tx`set local max_parallel_workers_per_gather = 0`, q.studentTotalsAfter(tx, courseId, after, chunk)])
+      const grades = rows.length ? await q.newestExperimentSubmissions(tx, courseId, rows.map((r) => r.user_id)) : []
+      return { rows, grades }
+    })
+  let next = read(null)
+  try {
+    for (;;) {
+      const { rows, grades } = await next
+      if (rows.length === 0) return
+      // Read ahead: the next chunk's statements run while this one is turned into text and
+      // sent (two chunks' rows in memory at most).
+      const full = rows.length === chunk
+      if (full) {
+        const last = rows[rows.length - 1]!
+        next = read({ sort_name: last.sort_name, sort_username: last.sort_username, user_id: last.user_id })
+      }
+      const { toStudent } = gradebook(head.tasks, head.experiments, grades, now)
+      yield rows.map(toStudent)
+      if (!full) return
+    }
+  } finally {
+    // Ended early (cancelled, or failed downstream): the chunk read ahead is dropped once its
+    // transaction is over, so a cancel leaves no statement of this export running.
+    await next.catch(() => {})
+  }
+}
+
+/**
+ * A pull-based stream of the UTF-8 of `parts`: the next part is made only when the reader asks
+ * for more (backpressure: a slow client slows the reading of chunks, and at most one part is
+ * in memory). The first part is made before the stream is handed out, so a failure at the start
+ * is an ordinary error response. Cancelling (the client went away) ends `parts` after the chunk
+ * under way, if any. A failure later is logged (`onError`) and errors the stream: the response,
+ * its 200 already sent, is cut off without its end (Bun resets the connection before the last
+ * chunk: curl exits with 56, fetch throws ECONNRESET), a failed download, never a complete one.
+ */
+async function byteStream(parts: AsyncGenerator<string>, onError: (e: unknown) => void): Promise<ReadableStream<Uint8Array>> {
+  const utf8 = new TextEncoder()
+  let first: IteratorResult<string> | null = await parts.next()
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const r = first ?? (await parts.next())
+          first = null
+          if (r.done) controller.close()
+          else controller.enqueue(utf8.encode(r.value))
+        } catch (e) {
+          onError(e)
+          controller.error(e)
+        }
+      },
+      async cancel() {
+        await parts.return(undefined)
+      },
+    },
+    { highWaterMark: 0 },
+  )
 }
 
 async function build(tx: TxSql, courseId: string, paging: OptionalPageQuery, now: Date) {
@@ -123,8 +280,8 @@ async function buildWindow(tx: TxSql, courseId: string, window: RowWindow, now: 
 
 /** The columns, and the mapping of one student's totals row to the API's student, for a snapshot's tasks, experiments and grades. */
 function gradebook(
-  tasks: Awaited<ReturnType<typeof q.gradedTasks>>,
-  experiments: Awaited<ReturnType<typeof q.courseExperiments>>,
+  tasks: TaskRows,
+  experiments: ExperimentRows,
   grades: q.ExperimentGradeRow[],
   now: Date,
 ) {
@@ -158,7 +315,7 @@ function gradebook(
   // Cells are sparse: a column with no score has no key (for 2,000 students and 34 columns,
   // half of them empty, the nulls were 1.6 of 4.3 MiB).
   const taskColumn = new Set(tasks.map((t) => t.id))
-  const toStudent = (t: q.StudentTotalsRow) => {
+  const toStudent = (t: Omit<q.StudentTotalsRow, 'total'>) => {
     const graded = byStudent.get(t.user_id) ?? []
     if (graded.length > 1) graded.sort((a, b) => a.at - b.at)
     const cells: Record<string, number> = {}
@@ -208,36 +365,36 @@ function gradebook(
  * (`statusLabel`, at `now`). A submitted but ungraded experiment has a time
  * and an empty score; not submitted, both empty. Scores are rounded by `roundScore`, the rule
  * the grade table on screen uses, so the file and the screen agree.
+ *
+ * Streamed chunk by chunk of students (`studentChunks`; issue 26: a 100,000-student export built
+ * in memory grew RSS by 87-164 MB): the header and columns from one snapshot at the start, then
+ * the CSV text of one chunk at a time, made as the client reads. Failures: see `byteStream`.
  */
-/** Students per chunk of the CSV export: the objects of one chunk at a time, not the course's. */
-export const CSV_CHUNK = 2000
-
-/**
- * Built chunk by chunk of students in one snapshot (issue 26: a 100,000-student export built
- * every student's objects at once and grew RSS by 134-164 MB): the students come through a
- * cursor of one query; what is kept is the CSV text, as parts of a Blob, not one joined string.
- */
-export async function overviewCsv(sql: Sql, courseId: string, now: Date, chunk = CSV_CHUNK): Promise<Blob> {
-  return sql.begin(SNAPSHOT, async (tx) => {
-    const [tasks, experiments, grades] = await Promise.all([
-      q.gradedTasks(tx, courseId),
-      q.courseExperiments(tx, courseId),
-      q.newestExperimentSubmissions(tx, courseId),
-    ])
-    const { columns, toStudent } = gradebook(tasks, experiments, grades, now)
-    const taskColumns = columns.filter((c) => c.kind === 'TASK')
-    const header: CsvValue[] = ['User ID', 'Username', 'Display name', 'Submissions', 'Graded', 'Average score']
-    for (const t of taskColumns) header.push(`${t.title}: score`)
-    for (const e of experiments) header.push(`${e.title}: score`, `${e.title}: submitted at`)
-    // Added after every earlier column (issue 29.6), so files read by position keep working.
-    for (const c of columns) header.push(`${c.title}: status`)
-    const parts: string[] = [toCsv([header])]
-    // The whole result is read: plan for all rows, not for a fast first tenth (a cursor's default).
-    await tx`set local cursor_tuple_fraction = 1`
-    // No other statement runs on the transaction while the cursor is open.
-    for await (const totals of q.studentTotalsQuery(tx, courseId).cursor(chunk)) {
+export async function overviewCsv(
+  sql: Sql,
+  courseId: string,
+  now: Date,
+  chunk = STREAM_CHUNK,
+  onError: (e: unknown) => void = () => {},
+): Promise<ReadableStream<Uint8Array>> {
+  const head = await sql.begin(SNAPSHOT, async (tx) => {
+    const [tasks, experiments] = await Promise.all([q.gradedTasks(tx, courseId), q.courseExperiments(tx, courseId)])
+    return { tasks, experiments }
+  })
+  const { experiments } = head
+  const { columns } = gradebook(head.tasks, experiments, [], now)
+  const taskColumns = columns.filter((c) => c.kind === 'TASK')
+  const header: CsvValue[] = ['User ID', 'Username', 'Display name', 'Submissions', 'Graded', 'Average score']
+  for (const t of taskColumns) header.push(`${t.title}: score`)
+  for (const e of experiments) header.push(`${e.title}: score`, `${e.title}: submitted at`)
+  // Added after every earlier column (issue 29.6), so files read by position keep working.
+  for (const c of columns) header.push(`${c.title}: status`)
+  async function* parts() {
+    // The header goes with the first chunk, so a failure reading it is an error response.
+    let prefix = toCsv([header])
+    for await (const students of studentChunks(sql, courseId, head, now, chunk)) {
       const rows: CsvValue[][] = []
-      for (const s of totals.map(toStudent)) {
+      for (const s of students) {
         const byExperiment = new Map(s.experiments.map((g) => [g.experimentId, g]))
         const row: CsvValue[] = [s.userId, s.username, s.displayName, s.submissionCount, s.gradedCount, roundScore(s.averageScore)]
         for (const t of taskColumns) row.push(roundScore(s.cells[t.id]))
@@ -249,10 +406,12 @@ export async function overviewCsv(sql: Sql, courseId: string, now: Date, chunk =
         for (const c of columns) row.push(statusLabel(c.id in s.cells, s.status[c.id], late.has(c.id)))
         rows.push(row)
       }
-      parts.push(csvRows(rows))
+      yield prefix + csvRows(rows)
+      prefix = ''
     }
-    return new Blob(parts, { type: 'text/csv; charset=utf-8' })
-  })
+    if (prefix) yield prefix
+  }
+  return byteStream(parts(), onError)
 }
 
 /**
