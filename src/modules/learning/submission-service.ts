@@ -113,7 +113,7 @@ export async function submit(
     .catch((e) => {
       throw e instanceof postgres.PostgresError && e.code === '23503' ? taskNotFound() : e
     })
-  if (row) return { submission: toSubmission(row), replayed: false }
+  if (row) return { submission: toSubmission(row, task.questions), replayed: false }
   // The key was used before: that attempt's sheet is the answer, if this is the same attempt.
   const first = await q.submissionByKey(sql, task.id, user.id, idempotencyKey!)
   if (!first) throw taskNotFound()
@@ -122,7 +122,7 @@ export async function submit(
   if (JSON.stringify(first.content) !== JSON.stringify(content) || same(first.answers) !== same(answers)) {
     throw conflict('CONFLICT', 'This Idempotency-Key was already used for a different answer; send a new key for a new attempt.')
   }
-  return { submission: toSubmission(first), replayed: true }
+  return { submission: toSubmission(first, task.questions), replayed: true }
 }
 
 /** Tells the course's teachers (owner and co-teachers) about a new sheet; a replay tells nobody. */
@@ -147,7 +147,11 @@ export async function listSubmissions(sql: Sql, course: CourseAccess, user: Curr
   if (!task || (course.as === 'STUDENT' && task.publish_state !== 'PUBLISHED')) throw taskNotFound()
   const studentId = course.as === 'STUDENT' ? user.id : (query.studentId ?? null)
   const { items, total } = await q.listSubmissions(sql, taskId, studentId, query.pageSize, offsetOf(query))
-  return page(items.map(toSubmission), total, query)
+  return page(
+    items.map((row) => toSubmission(row, task.questions)),
+    total,
+    query,
+  )
 }
 
 /**
@@ -226,7 +230,7 @@ export async function grade(
     }
     const row = await q.gradeSubmission(tx, { courseId, submissionId, score: score!, questionScores, feedback, graderId: grader.id, now })
     if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
-    const graded = toSubmission(row)
+    const graded = toSubmission(row, sheet.questions)
     await notify(
       tx,
       [row.student_id],
