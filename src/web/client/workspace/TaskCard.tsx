@@ -7,6 +7,7 @@ import { translate, useT } from '../i18n/index.ts'
 import { keys, useResources, useTaskSubmissions } from '../queries.ts'
 import type { Answer, HomeworkStatus, LearningSubmission, Question, Task } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
+import { CopyButton } from '../ui/CopyButton.tsx'
 import { Failure } from '../ui/Failure.tsx'
 import { FilePreview } from '../ui/FilePreview.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
@@ -66,7 +67,25 @@ export function TaskBody({ task, courseId, isTeacher, status }: { task: Task; co
       )}
       {task.taskType === 'MEDIA' && task.materialType === 'FILE' && task.resourceId && <TaskFile courseId={courseId} resourceId={task.resourceId} />}
       {isTeacher ? <TeacherTaskView task={task} courseId={courseId} /> : <StudentTaskView task={task} courseId={courseId} status={status} />}
+      <TaskLink courseId={courseId} taskId={task.id} />
     </div>
+  )
+}
+
+/**
+ * A link to this task that names no module (issue 29.10): the workspace opens it in whichever
+ * enabled view holds the task, so it keeps working when the teacher turns a module off.
+ */
+function TaskLink({ courseId, taskId }: { courseId: string; taskId: string }) {
+  const { t } = useT(WORKSPACE)
+  const path = `/courses/${courseId}?taskId=${taskId}`
+  return (
+    <p className="meta task-link">
+      <Link to={path} data-testid="task-link">
+        {t('task.link')}
+      </Link>{' '}
+      <CopyButton value={`${window.location.origin}${path}`} label={t('task.copyLink')} />
+    </p>
   )
 }
 

@@ -77,6 +77,8 @@ export default {
     openLink: 'Open the link',
     downloadFile: 'Download the file',
     gradeSubmissions: 'See and grade submissions',
+    link: 'Link to this task',
+    copyLink: 'Copy link',
   },
   submission: {
     latest: 'Your latest submission',

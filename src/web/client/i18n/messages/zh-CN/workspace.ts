@@ -80,6 +80,8 @@ const zh: Catalogue<typeof en> = {
     openLink: '打开链接',
     downloadFile: '下载文件',
     gradeSubmissions: '查看并批改提交',
+    link: '本任务的链接',
+    copyLink: '复制链接',
   },
   submission: {
     latest: '你最近一次提交',
