@@ -88,8 +88,9 @@ describe.skipIf(!hasChromium)('web front end in Chromium at 390 px', () => {
       const box = prefs.getByLabel(switchLabel)
       await box.waitFor()
       expect(await box.isChecked()).toBe(false)
+      const saving = page.waitForResponse((r) => r.url().endsWith('/me/notification-preferences') && r.request().method() === 'PUT')
       await box.check()
-      await page.waitForResponse((r) => r.url().endsWith('/me/notification-preferences') && r.request().method() === 'PUT')
+      await saving
       const saved = await server.api.get('/me/notification-preferences', { token: teacher.token })
       expect(saved.data.email.SUBMISSION_RECEIVED).toBe(true)
       await page.reload()
