@@ -25,7 +25,7 @@ async function logIn(page: Page, who: Account) {
 
 const horizontalOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - innerWidth)
 
-describe.skipIf(!hasChromium)('web front end in Chromium at 390 px', () => {
+describe.skipIf(!hasChromium)('web front end in Chromium: layout at 390 px (and the tab bar at 1280 px)', () => {
   const ctx = serverAndBrowser()
 
   for (const { locale, switchLabel } of LANGS) {
@@ -72,6 +72,23 @@ describe.skipIf(!hasChromium)('web front end in Chromium at 390 px', () => {
       const lastBox = (await last.boundingBox())!
       expect(lastBox.x + lastBox.width).toBeLessThanOrEqual(box.x + box.width + 0.5)
       await page.locator('.tabs-more-left').waitFor()
+      expectNoErrors(tab)
+      await tab.context.close()
+    }, 60_000)
+
+    test(`${locale}: at 1280 px the manage tabs all fit (they wrap), with no chevron`, async () => {
+      const { server, browser } = ctx
+      const teacher = await signUp(server.api, 'TEACHER')
+      const course = await server.api.post('/courses', { token: teacher.token, json: { title: 'Operating Systems', description: '' } })
+      const tab = await openTab(browser, server.baseUrl, { viewport: { width: 1280, height: 860 }, locale })
+      const { page } = tab
+      await logIn(page, teacher)
+      await page.goto(`/courses/${course.data.id}/manage?tab=settings`)
+      const nav = page.locator('nav.tabs')
+      await nav.locator('a[aria-current="page"]').waitFor()
+      expect(await nav.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(1)
+      expect(await page.locator('.tabs-more').count()).toBe(0)
+      for (const box of await nav.locator('a').evaluateAll((as) => as.map((a) => a.getBoundingClientRect().right))) expect(box).toBeLessThanOrEqual(1280)
       expectNoErrors(tab)
       await tab.context.close()
     }, 60_000)
