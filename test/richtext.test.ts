@@ -6,11 +6,14 @@ const ALLOWED_TAGS = new Set([
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr',
   'strong', 'b', 'em', 'i', 'u', 's', 'strike', 'del',
   'ul', 'ol', 'li', 'a', 'code', 'pre', 'blockquote',
+  'table', 'caption', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td',
 ])
 const ALLOWED_ATTRS: Record<string, Set<string>> = {
   a: new Set(['href', 'title', 'rel', 'target']),
   code: new Set(['class']),
   ol: new Set(['start']),
+  th: new Set(['colspan', 'rowspan']),
+  td: new Set(['colspan', 'rowspan']),
 }
 // An allowed scheme, or a relative URL (no scheme at all, not protocol-relative): those cannot run code.
 const SAFE_HREF = /^(?:(?:https?:\/\/|mailto:)|(?![a-z][a-z0-9+.-]*:)(?!\/\/))\S*$/i
@@ -173,6 +176,27 @@ describe('sanitizeRichText keeps the allowed formatting', () => {
   test.each(KEEP)('%s', (_name, input, expected) => {
     const out = sanitizeRichText(input)
     expect(out).toBe(expected)
+    assertSafe(out)
+  })
+})
+
+describe('tables (issue 29.10: a pasted table was flattened)', () => {
+  test('kept with their cells and spans; style, width, colgroup and handlers dropped', () => {
+    const pasted =
+      '<table style="width: 400px" border="1" onclick="x()"><colgroup><col style="min-width: 25px"></colgroup>' +
+      '<thead><tr><th colspan="2" style="color:red">Group</th></tr></thead>' +
+      '<tbody><tr><td rowspan="2" width="80">A</td><td colspan="1"><p>B</p></td></tr><tr><td colspan="x">C</td></tr></tbody></table>'
+    const out = sanitizeRichText(pasted)
+    expect(out).toBe(
+      '<table><thead><tr><th colspan="2">Group</th></tr></thead><tbody><tr><td rowspan="2">A</td><td><p>B</p></td></tr><tr><td>C</td></tr></tbody></table>',
+    )
+    assertSafe(out)
+    expect(sanitizeRichText(out)).toBe(out)
+  })
+
+  test('a script or an image inside a cell is still removed', () => {
+    const out = sanitizeRichText('<table><tr><td><script>alert(1)</script><img src=x onerror=alert(2)>ok</td></tr></table>')
+    expect(out).toBe('<table><tr><td>ok</td></tr></table>')
     assertSafe(out)
   })
 })

@@ -31,6 +31,7 @@ describe('POST /courses', () => {
       description: 'Vectors.\nMatrices.',
       teacher: { id: t.id, username: t.username, displayName: 'Prof. Ada' },
       memberCount: 1,
+      studentCount: 0,
       createdAt: '2026-11-22T08:00:00.000Z',
       inviteCode: expect.stringMatching(CODE),
       joiningOpen: true,

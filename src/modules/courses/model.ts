@@ -39,6 +39,7 @@ export const Course = z
     description: z.string(),
     teacher: z.object({ id: Uuid, username: z.string(), displayName: z.string() }),
     memberCount: z.number().int().meta({ description: 'Everyone in the member list: the teacher plus the joined students.' }),
+    studentCount: z.number().int().meta({ description: 'The joined students only (whom an announcement notifies); co-teachers are not counted.' }),
     createdAt: IsoDateTime,
     inviteCode: z.string().optional().meta({ description: "Only for the course's teacher." }),
     joiningOpen: z.boolean().optional().meta({ description: "Only for the course's teacher. When false, the invite code is refused." }),

@@ -16,6 +16,8 @@ export interface CourseRow {
   teacher_display_name: string
   /** The owner, the co-teachers and the students. */
   member_count: number
+  /** The students only (whom a course-wide notification reaches). */
+  student_count: number
   /** The viewer co-teaches this course. */
   co_teacher: boolean
 }
@@ -38,7 +40,8 @@ export async function insertCourse(
  * whatever the size of the course (no count of its members per request).
  */
 const memberCount = (sql: Db) => sql`
-           1 + coalesce((select cc.co_teachers + cc.students from course_counters cc where cc.course_id = c.id), 0) as member_count`
+           1 + coalesce((select cc.co_teachers + cc.students from course_counters cc where cc.course_id = c.id), 0) as member_count,
+           coalesce((select cc.students from course_counters cc where cc.course_id = c.id), 0) as student_count`
 
 export async function findCourse(sql: Db, courseId: string, viewerId: string) {
   const [row] = await sql<CourseRow[]>`

@@ -23,6 +23,7 @@ export const toCourse = (r: q.CourseRow, viewerId: string) => {
     description: r.description,
     teacher: { id: r.teacher_id, username: r.teacher_username, displayName: r.teacher_display_name },
     memberCount: r.member_count,
+    studentCount: r.student_count,
     createdAt: iso(r.created_at)!,
     ...(isTeacher ? { inviteCode: r.invite_code, joiningOpen: r.joining_open } : {}),
     myRole: isTeacher ? ('TEACHER' as const) : ('STUDENT' as const),

@@ -346,6 +346,12 @@ export const Submission = z
     questionScores: z
       .array(QuestionScore)
       .meta({ description: 'Points the teacher awarded per short-answer question so far (empty when none).' }),
+    questionResults: z
+      .array(z.object({ questionId: Uuid, points: z.number(), earned: z.number().nullable() }))
+      .meta({
+        description:
+          'Once a quiz sheet is GRADED: every question with its points and what it earned (a choice question all or nothing; a short answer the points the teacher gave, null when only an overall score was given). Empty before grading and for non-quiz tasks. The answer key is not included.',
+      }),
     feedback: z.string().nullable(),
     status: z.enum(['SUBMITTED', 'GRADED']),
     late: z.boolean(),

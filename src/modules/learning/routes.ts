@@ -200,7 +200,7 @@ function submissionRoutes(deps: Deps) {
       '/tasks/:taskId/submissions',
       async ({ course, user, params, body, set, headers }) => {
         const key = headers['idempotency-key'] ?? null
-        const { submission, replayed } = await submissions.submit(sql, course, user, params.taskId, body, clock.now(), key)
+        const { submission, replayed } = await submissions.submit(sql, course, user, params.taskId, body, clock.now(), key, channelsOn(deps))
         set.status = replayed ? 200 : 201
         if (replayed) set.headers['idempotent-replayed'] = 'true'
         return ok(submission, replayed ? 'Already handed in with this Idempotency-Key; this is that submission.' : 'Submitted.')

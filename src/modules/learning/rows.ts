@@ -1,4 +1,5 @@
 import { iso, num } from '../../http/envelope.ts'
+import { isCorrect } from './scoring.ts'
 import type { MaterialType, PublishState, QuestionType, TaskKind, TaskType } from './model.ts'
 
 /**
@@ -153,7 +154,23 @@ export const toTask = (r: TaskRow, viewer: Viewer) => ({
   publishedAt: iso(r.published_at),
 })
 
-export const toSubmission = (r: SubmissionRow) => ({
+/**
+ * What each question of a graded quiz sheet earned (issue 29.10: students saw only the total):
+ * a choice question all its points or none, a short answer the teacher's points (null while the
+ * teacher gave only an overall score). The answer key itself stays with the teacher.
+ */
+export function questionResults(questions: StoredQuestion[], answers: StoredAnswer[], scores: QuestionScore[]) {
+  const byQuestion = new Map(answers.map((a) => [a.questionId, a]))
+  const awarded = new Map(scores.map((s) => [s.questionId, s.score]))
+  return questions.map((q) => ({
+    questionId: q.id,
+    points: q.points,
+    earned: q.type === 'SHORT_ANSWER' ? (awarded.get(q.id) ?? null) : isCorrect(q, byQuestion.get(q.id)) ? q.points : 0,
+  }))
+}
+
+/** A sheet as the API shows it; with the task's `questions`, a graded quiz sheet carries its per-question results. */
+export const toSubmission = (r: SubmissionRow, questions: StoredQuestion[] = []) => ({
   id: r.id,
   taskId: r.task_id,
   courseId: r.course_id,
@@ -163,6 +180,7 @@ export const toSubmission = (r: SubmissionRow) => ({
   autoScore: num(r.auto_score),
   score: num(r.score),
   questionScores: r.question_scores ?? [],
+  questionResults: r.status === 'GRADED' && r.answers ? questionResults(questions, r.answers, r.question_scores ?? []) : [],
   feedback: r.feedback,
   status: r.status,
   late: r.late,

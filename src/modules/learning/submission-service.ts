@@ -1,5 +1,5 @@
 import postgres from 'postgres'
-import type { Sql } from '../../db/connect.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
 import { conflict, forbidden, invalidField, notFound, type FieldError } from '../../http/errors.ts'
 import type { CourseAccess, CurrentUser } from '../../http/guards.ts'
 import { offsetOf, page, windowOf, type OptionalPageQuery } from '../../http/pagination.ts'
@@ -58,7 +58,8 @@ export async function submit(
   taskId: string,
   body: SubmitBody,
   now: Date,
-  idempotencyKey: string | null = null,
+  idempotencyKey: string | null,
+  channels: readonly Channel[],
 ): Promise<{ submission: ReturnType<typeof toSubmission>; replayed: boolean }> {
   if (course.as !== 'STUDENT') throw forbidden('Only students of this course submit answer sheets.')
   if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
@@ -90,8 +91,10 @@ export async function submit(
 
   // A delete of the task that commits first makes the insert fail on its foreign key (the
   // delete locked the task row; see lockForDelete): the task is gone, nothing was accepted.
-  const row = await q
-    .insertSubmission(sql, {
+  // The sheet and its notification to the course's teachers commit together (issue 29.10).
+  const row = await sql
+    .begin(async (tx) => {
+      const row = await q.insertSubmission(tx, {
       id: newId(),
       taskId: task.id,
       courseId: course.id,
@@ -104,17 +107,35 @@ export async function submit(
       idempotencyKey,
       now,
     })
+      if (row) await notifySubmitted(tx, course, task, row, now, channels)
+      return row
+    })
     .catch((e) => {
       throw e instanceof postgres.PostgresError && e.code === '23503' ? taskNotFound() : e
     })
-  if (row) return { submission: toSubmission(row), replayed: false }
+  if (row) return { submission: toSubmission(row, task.questions), replayed: false }
   // The key was used before: that attempt's sheet is the answer, if this is the same attempt.
   const first = await q.submissionByKey(sql, task.id, user.id, idempotencyKey!)
   if (!first) throw taskNotFound()
-  if (JSON.stringify(first.content) !== JSON.stringify(content) || JSON.stringify(first.answers) !== JSON.stringify(answers)) {
+  // Compared field by field: jsonb gives the stored answers back with their keys reordered.
+  const same = (a: StoredAnswer[] | null) => JSON.stringify(a?.map((x) => [x.questionId, x.selectedOptions, x.text ?? null]) ?? null)
+  if (JSON.stringify(first.content) !== JSON.stringify(content) || same(first.answers) !== same(answers)) {
     throw conflict('CONFLICT', 'This Idempotency-Key was already used for a different answer; send a new key for a new attempt.')
   }
-  return { submission: toSubmission(first), replayed: true }
+  return { submission: toSubmission(first, task.questions), replayed: true }
+}
+
+/** Tells the course's teachers (owner and co-teachers) about a new sheet; a replay tells nobody. */
+function notifySubmitted(tx: TxSql, course: CourseAccess, task: TaskRow, row: { id: string; display_name: string; late: boolean }, now: Date, channels: readonly Channel[]) {
+  return notify(
+    tx,
+    { courseTeachers: course.id },
+    {
+      actionPath: `/courses/${course.id}?taskId=${task.id}`,
+      params: { kind: 'SUBMISSION_RECEIVED', subject: 'TASK', courseId: course.id, courseTitle: course.title, taskId: task.id, title: task.title, submissionId: row.id, student: row.display_name, late: row.late },
+    },
+    { now, channels },
+  )
 }
 
 /** Idempotency-Key: visible ASCII, as in the IETF draft; a UUID per attempt is what the web app sends. */
@@ -126,7 +147,11 @@ export async function listSubmissions(sql: Sql, course: CourseAccess, user: Curr
   if (!task || (course.as === 'STUDENT' && task.publish_state !== 'PUBLISHED')) throw taskNotFound()
   const studentId = course.as === 'STUDENT' ? user.id : (query.studentId ?? null)
   const { items, total } = await q.listSubmissions(sql, taskId, studentId, query.pageSize, offsetOf(query))
-  return page(items.map(toSubmission), total, query)
+  return page(
+    items.map((row) => toSubmission(row, task.questions)),
+    total,
+    query,
+  )
 }
 
 /**
@@ -205,7 +230,7 @@ export async function grade(
     }
     const row = await q.gradeSubmission(tx, { courseId, submissionId, score: score!, questionScores, feedback, graderId: grader.id, now })
     if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
-    const graded = toSubmission(row)
+    const graded = toSubmission(row, sheet.questions)
     await notify(
       tx,
       [row.student_id],

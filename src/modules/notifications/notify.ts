@@ -17,8 +17,11 @@ import type { NotificationParams } from './texts.ts'
  * recipients' ids never pass through this process unless the caller already has them.
  */
 
-/** Who gets it: these users, or every student of a course (resolved in the database). */
-export type Recipients = readonly string[] | { courseStudents: string }
+/**
+ * Who gets it: these users, every student of a course, or every teacher of a course (its owner
+ * and its co-teachers, sql/034) — the last two resolved in the database.
+ */
+export type Recipients = readonly string[] | { courseStudents: string } | { courseTeachers: string }
 
 export interface NewNotification {
   params: NotificationParams
@@ -40,6 +43,15 @@ export interface Via {
 
 /** Notifies `recipients`; returns how many notifications were written. */
 export async function notify(tx: TxSql, recipients: Recipients, n: NewNotification, via: Via): Promise<number> {
+  // A course's teachers are a handful: their ids are read here, so the live streams are told
+  // exactly whom to wake (a course's students are not: every stream checks for itself).
+  if ('courseTeachers' in recipients) {
+    const teachers = await tx<{ user_id: string }[]>`
+      select c.teacher_id as user_id from courses c where c.id = ${recipients.courseTeachers}
+      union
+      select ct.user_id from course_teachers ct where ct.course_id = ${recipients.courseTeachers}`
+    return notify(tx, teachers.map((t) => t.user_id), n, via)
+  }
   const one = tx`select ${filled(tx, 'x.raw')} as params from (select ${tx.json(n.params as any)}::jsonb as raw) x`
   const source =
     'courseStudents' in recipients

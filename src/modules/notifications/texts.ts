@@ -44,7 +44,22 @@ export interface AnnouncementParams {
   excerpt: string
 }
 
-export type NotificationParams = ReminderParams | GradedParams | AnnouncementParams
+/** A student handed something in: told to the course's teachers (issue 29.10). */
+export interface SubmittedParams {
+  kind: 'SUBMISSION_RECEIVED'
+  /** TASK: a learning task's answer sheet; EXPERIMENT: an experiment report. */
+  subject: 'TASK' | 'EXPERIMENT'
+  courseId: string
+  courseTitle: string | null
+  taskId: string
+  title: string
+  submissionId: string
+  /** The student's display name when they handed it in. */
+  student: string
+  late: boolean
+}
+
+export type NotificationParams = ReminderParams | GradedParams | AnnouncementParams | SubmittedParams
 
 // Every type has its params (a type without them fails to compile here).
 type _EveryTypeHasParams = [NotificationType] extends [NotificationParams['kind']] ? true : never
@@ -89,6 +104,11 @@ function graded(p: GradedParams, locale: Locale): RenderedText {
     : { title: renderText(locale, 'gradedTaskTitle', v), content: renderText(locale, 'gradedTaskContent', v) }
 }
 
+function submitted(p: SubmittedParams, locale: Locale): RenderedText {
+  const v = { title: p.title, student: p.student, course: p.courseTitle ?? '' }
+  return { title: renderText(locale, 'submittedTitle', v), content: renderText(locale, p.late ? 'submittedLateContent' : 'submittedContent', v) }
+}
+
 /** Announcements are the teacher's own words: the title and excerpt are not translated. */
 function announcement(p: AnnouncementParams): RenderedText {
   return { title: p.announcementTitle, content: p.excerpt }
@@ -112,6 +132,8 @@ export function renderNotification(
       return graded(params, locale)
     case 'ANNOUNCEMENT':
       return announcement(params)
+    case 'SUBMISSION_RECEIVED':
+      return submitted(params, locale)
     default:
       return stored
   }

@@ -8,6 +8,8 @@ export const NOTIFICATION_TYPES = {
   HOMEWORK_REMINDER: { email: true },
   SUBMISSION_GRADED: { email: true },
   ANNOUNCEMENT: { email: false },
+  /** To a course's teachers (owner and co-teachers), one per submission (issue 29.10); a class's worth of mail is opt-in. */
+  SUBMISSION_RECEIVED: { email: false },
 } as const satisfies Record<string, Record<string, boolean>>
 
 export type NotificationType = keyof typeof NOTIFICATION_TYPES

@@ -1,4 +1,4 @@
-import { currentLocale, translate } from './i18n/index.ts'
+import { currentLocale, i18next, translate } from './i18n/index.ts'
 import type { Page } from './types.ts'
 import { noteServerTime } from './teaching/clock.ts'
 
@@ -134,9 +134,33 @@ export function listOf<T>(data: T[] | Page<T> | { items: T[] } | null | undefine
 }
 
 /** A person-readable explanation of a failure, with the server's own sentence where it helps. */
+/**
+ * A request field's name in the reader's language: `questions.1.stem` → "Question 2 › Question
+ * text"; a name the catalogue does not know stays as it is.
+ */
+export function fieldLabel(path: string): string {
+  const parts: string[] = []
+  let list: string | null = null
+  for (const seg of path.replace(/^body\./, '').split('.')) {
+    if (/^\d+$/.test(seg) && list !== null) {
+      const field = parts.pop() ?? list
+      const item = `fieldItem.${list}`
+      parts.push(i18next.exists(item) ? translate(item, { n: Number(seg) + 1 }) : translate('fieldItem.other', { field, n: Number(seg) + 1 }))
+      list = null
+      continue
+    }
+    list = seg
+    parts.push(i18next.exists(`fields.${seg}`) ? translate(`fields.${seg}`) : seg)
+  }
+  return parts.join(' › ')
+}
+
 export function describeError(error: unknown): { title: string; detail?: string } {
   if (!(error instanceof ApiError)) return { title: translate('errors.generic'), detail: error instanceof Error ? error.message : undefined }
   switch (true) {
+    // Field by field, each named in the reader's language (the server's sentence names them as the API does).
+    case error.status === 400 && error.fields.length > 0:
+      return { title: translate('errors.invalidInput'), detail: error.fields.map((f) => translate('errors.fieldProblem', { field: fieldLabel(f.field), message: f.message })).join(' ') }
     case error.status === NETWORK:
       return { title: error.message }
     case error.status === 401:

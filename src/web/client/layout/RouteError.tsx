@@ -3,17 +3,26 @@ import { useT } from '../i18n/index.ts'
 import NotFoundPage from '../pages/NotFound.tsx'
 import './shell.ts'
 
+/**
+ * A page's code (or the editor's) could not be fetched: offline, or a new version of the app
+ * replaced the files. Chromium, Firefox and Safari word it differently; none of it is for people.
+ */
+export const isChunkLoadError = (e: unknown) =>
+  e instanceof Error && /dynamically imported module|importing a module script failed|module script|ChunkLoadError|loading chunk/i.test(`${e.name} ${e.message}`)
+
 /** Shown when a page fails to load or render; offers a way forward instead of a blank screen. */
 export function RouteError() {
   const { t } = useT('shell')
   const error = useRouteError()
   if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage />
-  const message = isRouteErrorResponse(error) ? `${error.status} ${error.statusText}` : error instanceof Error ? error.message : t('routeError.unknown')
+  // Issue 29.10: an offline chunk load showed the browser's raw text; say what to do instead.
+  const unloaded = isChunkLoadError(error)
+  const message = unloaded ? null : isRouteErrorResponse(error) ? `${error.status} ${error.statusText}` : error instanceof Error ? error.message : t('routeError.unknown')
   return (
-    <main id="main" className="container narrow">
-      <h1>{t('routeError.title')}</h1>
-      <p>{t('routeError.body')}</p>
-      <p className="hint">{message}</p>
+    <main id="main" className="container narrow" data-testid={unloaded ? 'chunk-error' : 'route-error'}>
+      <h1>{unloaded ? t('routeError.unloadedTitle') : t('routeError.title')}</h1>
+      <p>{unloaded ? t('routeError.unloadedBody') : t('routeError.body')}</p>
+      {message && <p className="hint">{message}</p>}
       <p>
         <button type="button" className="btn" onClick={() => window.location.reload()}>
           {t('routeError.reload')}

@@ -1,9 +1,9 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
-import { api, fieldErrors } from '../api.ts'
+import { api, fieldErrors, get } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { keys, useAnnouncements } from '../queries.ts'
-import type { Announcement } from '../types.ts'
+import type { Announcement, Course } from '../types.ts'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { RichText } from '../ui/RichText.tsx'
@@ -20,9 +20,15 @@ export function AnnouncementsTab({ course }: TabProps) {
   const list = useAnnouncements(course.id)
   const queryClient = useQueryClient()
   const [editing, setEditing] = useState<string | null>(null)
-  // memberCount counts the teacher too.
-  const students = Math.max(0, course.memberCount - 1)
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: keys.announcements(course.id) })
+  // Whom publishing notifies: the students (not the teacher, not co-teachers), read again each
+  // time the tab opens and after each publication; the page's copy of the course may date from
+  // before students joined (issue 29.10: "notifies 0 students" with 3 enrolled until a reload).
+  const fresh = useQuery({ queryKey: keys.course(course.id), queryFn: () => get<Course>(`/courses/${course.id}`), refetchOnMount: 'always' })
+  const students = (fresh.data ?? course).studentCount
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: keys.announcements(course.id) })
+    void queryClient.invalidateQueries({ queryKey: keys.course(course.id) })
+  }
   return (
     <div className="grid-2">
       <AnnouncementForm courseId={course.id} students={students} onSaved={refresh} />

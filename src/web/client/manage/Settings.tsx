@@ -41,7 +41,7 @@ export function SettingsTab({ course }: TabProps) {
     <div className="grid-2">
       <form onSubmit={submit} noValidate aria-label={t('settings.details')}>
         <h3>{t('settings.details')}</h3>
-        <TextField label={t('settings.title')} value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} maxLength={200} required />
+        <TextField label={t('settings.title')} value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} maxLength={120} required />
         <TextArea label={t('settings.description')} rows={4} value={description} onChange={(e) => setDescription(e.target.value)} error={errors.description} />
         {save.error && !Object.keys(errors).length && <ErrorNotice error={save.error} />}
         <button type="submit" className="btn btn-primary" disabled={save.isPending}>

@@ -108,13 +108,18 @@ function ModuleViews({ courseId, enabled, render }: { courseId: string; enabled:
   const tree = useLearning(courseId)
   const tabs = useRef<HTMLElement>(null)
 
-  // A task link without a module (reminders, older links): go to the view that holds the task.
-  const needsLookup = Boolean(taskId && !asked)
+  // A task link without a module (reminders, copied task links), or naming a module that is off
+  // now (issue 29.10: a saved quiz link broke when Quizzes was turned off): go to the view that
+  // holds the task.
+  const needsLookup = Boolean(taskId && (!asked || !enabled.includes(asked)))
   useEffect(() => {
     if (!needsLookup || !tree.data) return
     const task = allTasks(tree.data).find((x) => x.id === taskId)
     // A task that is gone keeps its id in the URL, so the view can say why nothing opens.
     const next = new URLSearchParams(task ? taskHref(task, enabled).slice(1) : `module=${moduleSlug(enabled[0]!)}&taskId=${taskId}`)
+    // No enabled view holds it (Learning off too): the first view, never a loop back here.
+    const chosen = moduleFromSlug(next.get('module'))
+    if (!chosen || !enabled.includes(chosen)) next.set('module', moduleSlug(enabled[0]!))
     setParams(next, { replace: true })
   }, [needsLookup, tree.data, taskId, enabled, setParams])
 

@@ -106,7 +106,7 @@ function CreateCourse() {
     <section className="panel" aria-labelledby="create-course-title">
       <h2 id="create-course-title">{t('create.heading')}</h2>
       <form onSubmit={submit} noValidate>
-        <TextField label={t('create.title')} name="title" value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} maxLength={200} required />
+        <TextField label={t('create.title')} name="title" value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} maxLength={120} required />
         <TextArea
           label={t('create.description')}
           name="description"

@@ -16,6 +16,7 @@ import type { TabProps } from '../manage/types.ts'
 import { useCourse, useMe } from '../queries.ts'
 import { CopyButton } from '../ui/CopyButton.tsx'
 import { ErrorNotice, Loading } from '../ui/Notice.tsx'
+import { ScrollingTabs } from '../ui/ScrollingTabs.tsx'
 import { ArchivedBanner } from '../terms/Terms.tsx'
 
 const TABS: { key: string; Component: ComponentType<TabProps> }[] = [
@@ -80,13 +81,13 @@ export default function ManagePage() {
         )}
       </div>
       <ArchivedBanner course={c} />
-      <nav className="tabs" aria-label={t('page.sections')}>
+      <ScrollingTabs className="tabs" label={t('page.sections')} activeKey={active.key}>
         {TABS.map((x) => (
           <Link key={x.key} to={`?tab=${x.key}`} aria-current={x.key === active.key ? 'page' : undefined} replace>
             {label(x.key)}
           </Link>
         ))}
-      </nav>
+      </ScrollingTabs>
       <section className="panel" aria-labelledby="tab-title">
         <h2 id="tab-title">{label(active.key)}</h2>
         <Component course={c} />

@@ -13,13 +13,15 @@ import { AccountSection } from './account/AccountSection.tsx'
 
 const NS = defineMessages('settings', en, zh)
 
-type EmailType = 'HOMEWORK_REMINDER' | 'SUBMISSION_GRADED' | 'ANNOUNCEMENT'
+type EmailType = 'HOMEWORK_REMINDER' | 'SUBMISSION_GRADED' | 'ANNOUNCEMENT' | 'SUBMISSION_RECEIVED'
 interface Preferences {
   email: Record<EmailType, boolean>
 }
 
 const KEY = ['notification-preferences'] as const
-const TYPES: EmailType[] = ['HOMEWORK_REMINDER', 'SUBMISSION_GRADED', 'ANNOUNCEMENT']
+const TYPES: EmailType[] = ['HOMEWORK_REMINDER', 'SUBMISSION_GRADED', 'ANNOUNCEMENT', 'SUBMISSION_RECEIVED']
+/** Only teachers (and admins, who may teach) receive these; a student is not offered the switch. */
+const TEACHING: EmailType[] = ['SUBMISSION_RECEIVED']
 
 /** /settings: which notifications also come by e-mail. Each switch saves at once. */
 export default function SettingsPage() {
@@ -48,7 +50,7 @@ export default function SettingsPage() {
         <QueryView query={prefs}>
           {(data: Preferences) => (
             <div data-testid="email-preferences">
-              {TYPES.map((type) => (
+              {TYPES.filter((type) => me.data?.role !== 'STUDENT' || !TEACHING.includes(type)).map((type) => (
                 <Checkbox
                   key={type}
                   label={t(`types.${type}.label`)}

@@ -1,4 +1,5 @@
-import { EditorContent, useEditor, useEditorState, type Editor as TiptapEditor } from '@tiptap/react'
+import { Table, TableCell, TableHeader, TableRow } from '@tiptap/extension-table'
+import { EditorContent, mergeAttributes, useEditor, useEditorState, type Editor as TiptapEditor } from '@tiptap/react'
 import StarterKit from '@tiptap/starter-kit'
 import { useEffect, useId, useRef, useState } from 'react'
 import { readDraft, useDraftStorageKey, writeDraft } from './useDraft.ts'
@@ -10,7 +11,8 @@ const NS = defineMessages('editor', en, zh)
 
 /**
  * The rich-text editor (Tiptap on ProseMirror). It offers only what the API's allow-list keeps:
- * headings, bold/italic/underline/strike, lists, links, inline code, code blocks, quotes.
+ * headings, bold/italic/underline/strike, lists, links, inline code, code blocks, quotes, and
+ * tables (pasted from a spreadsheet or a document; they were flattened to lines, issue 29.10).
  * Its HTML is sent to the API, which sanitises it; pages render the API's stored HTML.
  */
 export interface EditorProps {
@@ -29,6 +31,15 @@ const extensions = [
     horizontalRule: false,
     link: { openOnClick: false, autolink: true, protocols: ['http', 'https', 'mailto'], defaultProtocol: 'https' },
   }),
+  // A plain <table><tbody>: no colgroup and no inline style (the CSP allows none, the API keeps none).
+  Table.extend({
+    renderHTML({ HTMLAttributes }) {
+      return ['table', mergeAttributes(this.options.HTMLAttributes, HTMLAttributes), ['tbody', 0]]
+    },
+  }).configure({ resizable: false }),
+  TableRow,
+  TableHeader,
+  TableCell,
 ]
 
 export default function Editor({ label, value, onChange, error, hint, draftKey }: EditorProps) {
@@ -62,6 +73,9 @@ export default function Editor({ label, value, onChange, error, hint, draftKey }
     injectCSS: false,
     immediatelyRender: true,
     editorProps: {
+      // Pasted office HTML is full of style attributes: the CSP refuses each one (a console error
+      // per cell) and the API drops them anyway, so they go before the paste is parsed.
+      transformPastedHTML: (html) => html.replace(/\sstyle\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi, ''),
       attributes: {
         class: 'editor-content rich',
         role: 'textbox',

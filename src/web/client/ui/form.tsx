@@ -1,4 +1,5 @@
 import { useId, type ReactNode } from 'react'
+import { useT } from '../i18n/index.ts'
 
 interface Common {
   label: string
@@ -27,15 +28,23 @@ function Described({ id, error, hint }: { id: string; error?: string; hint?: Rea
 const describedBy = (id: string, error?: string, hint?: ReactNode) =>
   [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined
 
-/** A labelled input; its error and hint are tied to it with aria-describedby. */
+/**
+ * A labelled input; its error and hint are tied to it with aria-describedby. `maxLength` is not
+ * handed to the browser, which cuts a longer paste silently (issue 29.10): a longer text is
+ * kept and the field says how long it is and what the limit is (the server refuses it too).
+ */
 export function TextField({
   label,
   error,
   hint,
   required,
+  maxLength,
   ...input
 }: Common & Omit<React.InputHTMLAttributes<HTMLInputElement>, 'required'>) {
   const id = useId()
+  const { t } = useT()
+  const length = typeof input.value === 'string' ? input.value.trim().length : 0
+  if (!error && maxLength !== undefined && length > maxLength) error = t('ui.tooLong', { max: maxLength, count: length })
   return (
     <div className="field">
       <label htmlFor={id}>

@@ -7,6 +7,7 @@ import { translate, useT } from '../i18n/index.ts'
 import { keys, useResources, useTaskSubmissions } from '../queries.ts'
 import type { Answer, HomeworkStatus, LearningSubmission, Question, Task } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
+import { CopyButton } from '../ui/CopyButton.tsx'
 import { Failure } from '../ui/Failure.tsx'
 import { FilePreview } from '../ui/FilePreview.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
@@ -66,7 +67,25 @@ export function TaskBody({ task, courseId, isTeacher, status }: { task: Task; co
       )}
       {task.taskType === 'MEDIA' && task.materialType === 'FILE' && task.resourceId && <TaskFile courseId={courseId} resourceId={task.resourceId} />}
       {isTeacher ? <TeacherTaskView task={task} courseId={courseId} /> : <StudentTaskView task={task} courseId={courseId} status={status} />}
+      <TaskLink courseId={courseId} taskId={task.id} />
     </div>
+  )
+}
+
+/**
+ * A link to this task that names no module (issue 29.10): the workspace opens it in whichever
+ * enabled view holds the task, so it keeps working when the teacher turns a module off.
+ */
+function TaskLink({ courseId, taskId }: { courseId: string; taskId: string }) {
+  const { t } = useT(WORKSPACE)
+  const path = `/courses/${courseId}?taskId=${taskId}`
+  return (
+    <p className="meta task-link">
+      <Link to={path} data-testid="task-link">
+        {t('task.link')}
+      </Link>{' '}
+      <CopyButton value={`${window.location.origin}${path}`} label={t('task.copyLink')} />
+    </p>
   )
 }
 
@@ -164,13 +183,7 @@ function StudentAnswer({ task, courseId, status }: { task: Task; courseId: strin
     <>
       {sent && (
         <p className="notice notice-success" role="status" data-testid="quiz-result">
-          {[
-            sent.late ? t('answer.sentLate') : t('answer.sent'),
-            sent.autoScore != null ? t('answer.autoScore', { score: formatScore(sent.autoScore) }) : '',
-            task.taskType === 'QUIZ' ? (sent.status === 'GRADED' ? t('answer.final') : t('answer.teacherGrades')) : '',
-          ]
-            .filter(Boolean)
-            .join(' ')}
+          {[sent.late ? t('answer.sentLate') : t('answer.sent'), task.taskType === 'QUIZ' ? quizOutcome(sent, task.questions ?? []) : ''].filter(Boolean).join(' ')}
         </p>
       )}
       {latest && <SubmissionSummary submission={latest} questions={task.questions ?? []} attempts={subs.data.length} />}
@@ -187,6 +200,20 @@ function StudentAnswer({ task, courseId, status }: { task: Task; courseId: strin
       )}
     </>
   )
+}
+
+/**
+ * What a hand-in of a quiz says (issue 29.10): the choice questions' points out of theirs, not
+ * "100 / 100" when they are 4 of 10 points, and that the short answers still wait.
+ */
+function quizOutcome(s: LearningSubmission, questions: Question[]): string {
+  const choice = questions.filter((q) => q.type !== 'SHORT_ANSWER')
+  const total = choice.reduce((n, q) => n + q.points, 0)
+  const earned = Math.round(((s.autoScore ?? 0) * total) / 100 * 100) / 100
+  const points = { earned: formatScore(earned), total: formatScore(total) }
+  if (s.status === 'GRADED' && s.score != null) return translate(`${WORKSPACE}:answer.allChoice`, { ...points, score: formatScore(s.score) })
+  if (choice.length === 0 || s.autoScore == null) return translate(`${WORKSPACE}:answer.teacherGrades`)
+  return translate(`${WORKSPACE}:answer.choicePoints`, points)
 }
 
 /** What the student handed in last, with its scores and the teacher's feedback. */
@@ -218,7 +245,7 @@ export function SubmissionSummary({ submission: s, questions, attempts }: { subm
           <RichText html={s.feedback} />
         </div>
       )}
-      {s.answers && s.answers.length > 0 && <AnswerList answers={s.answers} questions={questions} />}
+      {s.answers && s.answers.length > 0 && <AnswerList answers={s.answers} questions={questions} results={s.questionResults} />}
       {s.content && (
         <div>
           <p className="label">{t('submission.yourAnswer')}</p>
@@ -229,7 +256,8 @@ export function SubmissionSummary({ submission: s, questions, attempts }: { subm
   )
 }
 
-export function AnswerList({ answers, questions }: { answers: Answer[]; questions: Question[] }) {
+/** The answers, question by question; with `results` (a graded sheet) what each one earned. */
+export function AnswerList({ answers, questions, results = [] }: { answers: Answer[]; questions: Question[]; results?: LearningSubmission['questionResults'] }) {
   const { t } = useT(WORKSPACE)
   return (
     <ol className="answers">
@@ -243,10 +271,24 @@ export function AnswerList({ answers, questions }: { answers: Answer[]; question
             <span className="answer-stem">{q.stem}</span>{' '}
             <span className="answer-value">{q.type === 'SHORT_ANSWER' ? a?.text || t('quiz.noAnswer') : chosen.length ? chosen.join(', ') : t('quiz.noAnswer')}</span>
             {right != null && <Badge tone={right ? 'ok' : 'danger'}>{right ? t('quiz.right') : t('quiz.wrong')}</Badge>}
+            <QuestionResult result={results.find((r) => r.questionId === q.id)} />
           </li>
         )
       })}
     </ol>
+  )
+}
+
+function QuestionResult({ result }: { result: LearningSubmission['questionResults'][number] | undefined }) {
+  const { t } = useT(WORKSPACE)
+  if (!result) return null
+  const points = { earned: result.earned == null ? '' : formatScore(result.earned), total: formatScore(result.points) }
+  const tone = result.earned == null ? 'info' : result.earned >= result.points ? 'ok' : result.earned > 0 ? 'warn' : 'danger'
+  return (
+    <span className="question-result" data-testid="question-result">
+      {' '}
+      <Badge tone={tone}>{result.earned == null ? t('quiz.inOverall', points) : t('quiz.earned', points)}</Badge>
+    </span>
   )
 }
 

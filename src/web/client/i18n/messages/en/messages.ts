@@ -16,5 +16,6 @@ export default {
     HOMEWORK_REMINDER: 'Homework reminder',
     SUBMISSION_GRADED: 'Graded',
     ANNOUNCEMENT: 'Announcement',
+    SUBMISSION_RECEIVED: 'New submission',
   },
 }

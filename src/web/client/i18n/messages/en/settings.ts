@@ -7,6 +7,7 @@ export default {
     HOMEWORK_REMINDER: { label: 'Homework reminders', hint: 'New homework, 24 hours before the deadline, and at the deadline.' },
     SUBMISSION_GRADED: { label: 'Grades', hint: 'When a teacher grades one of your submissions.' },
     ANNOUNCEMENT: { label: 'Announcements', hint: 'Every announcement in your courses.' },
+    SUBMISSION_RECEIVED: { label: 'New submissions', hint: 'When a student hands in work in a course you teach (one message per submission).' },
   },
   saved: 'Saved.',
   languageHeading: 'Language',

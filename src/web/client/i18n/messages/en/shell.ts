@@ -24,6 +24,8 @@ export default {
     body: 'The page could not be shown. If this keeps happening, reload the page.',
     reload: 'Reload',
     unknown: 'Unknown error',
+    unloadedTitle: 'This page could not be loaded',
+    unloadedBody: 'Your connection may be down, or Course Learning was just updated. Check that you are online, then reload the page.',
   },
   notFound: {
     title: 'Page not found',

@@ -12,5 +12,6 @@ export default {
     HOMEWORK_REMINDER: 'homework reminders',
     SUBMISSION_GRADED: 'grading notices',
     ANNOUNCEMENT: 'announcements',
+    SUBMISSION_RECEIVED: 'new-submission notices',
   },
 }

@@ -57,6 +57,8 @@ export default {
     noAnswer: '(no answer)',
     right: 'right',
     wrong: 'wrong',
+    earned: '{{earned}} / {{total}} points',
+    inOverall: 'of {{total}} points: in the overall score',
     formLabel: 'Answer {{title}}',
     chooseEvery: 'Choose every correct option.',
     answerThis: 'Answer this question.',
@@ -75,6 +77,8 @@ export default {
     openLink: 'Open the link',
     downloadFile: 'Download the file',
     gradeSubmissions: 'See and grade submissions',
+    link: 'Link to this task',
+    copyLink: 'Copy link',
   },
   submission: {
     latest: 'Your latest submission',
@@ -98,8 +102,8 @@ export default {
     handingIn: 'Handing in…',
     sent: 'Submitted.',
     sentLate: 'Submitted after the due time (marked late).',
-    autoScore: 'Auto score: {{score}} / 100.',
-    final: 'Your score is final.',
+    choicePoints: 'Choice questions: {{earned}} / {{total}} points; short answers await grading.',
+    allChoice: 'Score: {{score}} / 100 ({{earned}} of {{total}} points).',
     teacherGrades: 'Your teacher will grade the written answers.',
   },
   grades: {

@@ -19,6 +19,7 @@ const zh: Catalogue<typeof en> = {
     HOMEWORK_REMINDER: '作业提醒',
     SUBMISSION_GRADED: '已批改',
     ANNOUNCEMENT: '公告',
+    SUBMISSION_RECEIVED: '新的提交',
   },
 }
 export default zh

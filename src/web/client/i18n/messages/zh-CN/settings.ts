@@ -10,6 +10,7 @@ const zh: Catalogue<typeof en> = {
     HOMEWORK_REMINDER: { label: '作业提醒', hint: '新作业发布时、截止前 24 小时和截止时。' },
     SUBMISSION_GRADED: { label: '成绩', hint: '老师批改了你提交的作业时。' },
     ANNOUNCEMENT: { label: '公告', hint: '你所在课程发布的每一条公告。' },
+    SUBMISSION_RECEIVED: { label: '新的提交', hint: '学生在你任教的课程中提交作业时（每次提交一条消息）。' },
   },
   saved: '已保存。',
   languageHeading: '语言',

@@ -27,6 +27,8 @@ const zh: Catalogue<typeof en> = {
     body: '页面没能显示出来。如果一直这样，请刷新页面。',
     reload: '刷新',
     unknown: '未知错误',
+    unloadedTitle: '页面没能加载',
+    unloadedBody: '可能是网络断开了，或者课程学习平台刚刚更新。请确认已联网，然后刷新页面。',
   },
   notFound: {
     title: '找不到页面',

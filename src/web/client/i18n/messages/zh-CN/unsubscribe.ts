@@ -15,6 +15,7 @@ const zh: Catalogue<typeof en> = {
     HOMEWORK_REMINDER: '作业提醒',
     SUBMISSION_GRADED: '评分通知',
     ANNOUNCEMENT: '课程公告',
+    SUBMISSION_RECEIVED: '新提交通知',
   },
 }
 export default zh

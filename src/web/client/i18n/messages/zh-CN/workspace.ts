@@ -60,6 +60,8 @@ const zh: Catalogue<typeof en> = {
     noAnswer: '（未作答）',
     right: '答对',
     wrong: '答错',
+    earned: '{{earned}} / {{total}} 分',
+    inOverall: '满分 {{total}} 分：计入总评',
     formLabel: '作答：{{title}}',
     chooseEvery: '请选出所有正确选项。',
     answerThis: '这道题还没答。',
@@ -78,6 +80,8 @@ const zh: Catalogue<typeof en> = {
     openLink: '打开链接',
     downloadFile: '下载文件',
     gradeSubmissions: '查看并批改提交',
+    link: '本任务的链接',
+    copyLink: '复制链接',
   },
   submission: {
     latest: '你最近一次提交',
@@ -101,8 +105,8 @@ const zh: Catalogue<typeof en> = {
     handingIn: '正在提交…',
     sent: '已提交。',
     sentLate: '已提交（超过截止时间，记为迟交）。',
-    autoScore: '自动评分：{{score}} / 100。',
-    final: '这是最终成绩。',
+    choicePoints: '选择题：{{earned}} / {{total}} 分；简答题等待老师批改。',
+    allChoice: '得分：{{score}} / 100（{{total}} 分中得 {{earned}} 分）。',
     teacherGrades: '简答题将由老师批改。',
   },
   grades: {

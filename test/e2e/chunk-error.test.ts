@@ -1,0 +1,44 @@
+import { describe, expect, test } from 'bun:test'
+import { signUp } from '../support/harness.ts'
+import { hasChromium, openTab, serverAndBrowser } from './support.ts'
+
+/*
+ * Issue 29.10 in Chromium at 390 px: a page whose code cannot be fetched (offline) says so in
+ * the reader's language and offers a reload, instead of the browser's raw "Failed to fetch
+ * dynamically imported module: …"; once online again the reload shows the page.
+ */
+const PHONE = { width: 390, height: 844 }
+const LANGS = [
+  { locale: 'en-GB', title: 'This page could not be loaded', reload: 'Reload' },
+  { locale: 'zh-CN', title: '页面没能加载', reload: '刷新' },
+] as const
+
+describe.skipIf(!hasChromium)('web front end in Chromium: a page that cannot load offline', () => {
+  const ctx = serverAndBrowser()
+
+  for (const { locale, title, reload } of LANGS) {
+    test(`${locale}: a friendly notice with a reload, no raw error text`, async () => {
+      const { server, browser } = ctx
+      const teacher = await signUp(server.api, 'TEACHER')
+      const tab = await openTab(browser, server.baseUrl, { viewport: PHONE, locale })
+      const { page, context } = tab
+      await page.goto('/login')
+      await page.locator('input').first().fill(teacher.username)
+      await page.locator('input[type="password"]').fill(teacher.password)
+      await page.locator('button[type="submit"]').click()
+      await page.waitForURL('**/courses')
+      await context.setOffline(true)
+      // The Settings page's code has not been loaded yet: its chunk fails.
+      await page.getByTestId('nav-settings').click()
+      const notice = page.getByTestId('chunk-error')
+      await notice.waitFor()
+      expect((await notice.getByRole('heading', { level: 1 }).textContent())?.trim()).toBe(title)
+      const text = (await notice.textContent()) ?? ''
+      expect(text).not.toMatch(/dynamically imported|module script|Failed to fetch|TypeError/i)
+      await context.setOffline(false)
+      await notice.getByRole('button', { name: reload }).click()
+      await page.getByTestId('email-preferences').waitFor()
+      await context.close()
+    }, 60_000)
+  }
+})
