@@ -1,4 +1,5 @@
 import { iso, num } from '../../http/envelope.ts'
+import { toFile, type FileRow } from '../../storage/submission-files.ts'
 import type { MaterialType, PublishState, QuestionType, TaskKind, TaskType } from './model.ts'
 
 /**
@@ -153,7 +154,12 @@ export const toTask = (r: TaskRow, viewer: Viewer) => ({
   publishedAt: iso(r.published_at),
 })
 
-export const toSubmission = (r: SubmissionRow) => ({
+/** Download path of file `position` of a learning submission (1, the first, needs no query). */
+export const learningFileUrl = (courseId: string, submissionId: string, position: number) =>
+  `/api/v1/courses/${courseId}/learning/submissions/${submissionId}/file${position === 1 ? '' : `?position=${position}`}`
+
+/** Row (+ its files, when loaded) → API object. */
+export const toSubmission = (r: SubmissionRow, files: FileRow[] = []) => ({
   id: r.id,
   taskId: r.task_id,
   courseId: r.course_id,
@@ -168,6 +174,7 @@ export const toSubmission = (r: SubmissionRow) => ({
   late: r.late,
   submittedAt: iso(r.submitted_at)!,
   gradedAt: iso(r.graded_at),
+  files: files.map((f) => toFile(f, learningFileUrl(r.course_id, r.id, f.position))),
 })
 
 export const toOverviewRow = (r: OverviewRow) => ({

@@ -1,5 +1,6 @@
 import postgres from 'postgres'
-import type { Sql } from '../../db/connect.ts'
+import { z } from 'zod'
+import type { Sql, TxSql } from '../../db/connect.ts'
 import { conflict, forbidden, invalidField, notFound, type FieldError } from '../../http/errors.ts'
 import type { CourseAccess, CurrentUser } from '../../http/guards.ts'
 import { offsetOf, page, windowOf, type OptionalPageQuery } from '../../http/pagination.ts'
@@ -8,8 +9,12 @@ import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import type { Channel } from '../notifications/channel.ts'
 import { notify } from '../notifications/notify.ts'
-import type { AnswerInput, LearningGradeBody, SubmissionQuery, SubmitBody } from './model.ts'
-import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type TaskRow } from './rows.ts'
+import type { StoredFileMeta } from '../../storage/download.ts'
+import type { FileStorage } from '../../storage/storage.ts'
+import { cleanUploads, fileAt, filesOf, insertFiles, sameFiles, storedMeta, type CleanFile } from '../../storage/submission-files.ts'
+import { parseForm, withUpload, type FormFields } from '../../storage/upload.ts'
+import { SubmitBody, SubmitForm, type AnswerInput, type LearningGradeBody, type SubmissionQuery } from './model.ts'
+import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type SubmissionRow, type TaskRow } from './rows.ts'
 import { staleScores } from './regrade.ts'
 import { autoScore, sheetScore } from './scoring.ts'
 import * as q from './submission-queries.ts'
@@ -47,8 +52,99 @@ function quizAnswers(task: TaskRow, answers: AnswerInput[]): StoredAnswer[] {
   return out
 }
 
+type Sheet = Pick<q.NewSubmission, 'content' | 'answers' | 'autoScore' | 'score'>
+
 /**
- * A student's answer sheet. Every submission is kept (the newest counts); late ones are
+ * The checks a hand-in passes before its body is looked at (a multipart upload is read only
+ * after them): a student of the course, a well-formed key, a published task that has opened.
+ */
+async function openTask(sql: Sql, course: CourseAccess, taskId: string, now: Date, idempotencyKey: string | null) {
+  if (course.as !== 'STUDENT') throw forbidden('Only students of this course submit answer sheets.')
+  if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    throw invalidField('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a new UUID per attempt)')
+  }
+  const task = await findTask(sql, course.id, taskId)
+  // A draft, scheduled or unpublished task does not exist for students (issue 29.9).
+  if (!task || task.publish_state !== 'PUBLISHED') throw taskNotFound()
+  if (task.start_at && now < task.start_at) {
+    throw conflict('CONFLICT', `This homework opens at ${task.start_at.toISOString()}; submit after that.`)
+  }
+  return task
+}
+
+/**
+ * The answer checked against the task: content for MEDIA tasks (optional when files come with
+ * it), answers for QUIZ tasks (scored; a quiz of choice questions only is graded at once).
+ */
+function answerSheet(task: TaskRow, body: SubmitBody, withFiles: boolean): Sheet {
+  if (task.task_type === 'MEDIA') {
+    if (body.answers !== undefined) throw invalidField('answers', 'this task takes content (rich text), not answers')
+    if (body.content === undefined) {
+      if (withFiles) return { content: null, answers: null, autoScore: null, score: null }
+      throw invalidField('content', 'is required')
+    }
+    const content = sanitizeRichText(body.content)
+    if (!content && !withFiles) throw invalidField('content', 'is empty (once unsafe HTML is removed)')
+    return { content: content || null, answers: null, autoScore: null, score: null }
+  }
+  if (body.content !== undefined) throw invalidField('content', 'this quiz takes answers, not content')
+  if (body.answers === undefined) throw invalidField('answers', 'is required')
+  const answers = quizAnswers(task, body.answers)
+  const auto = autoScore(task.questions, answers)
+  return { content: null, answers, autoScore: auto, score: task.questions.some((qu) => qu.type === 'SHORT_ANSWER') ? null : auto }
+}
+
+/**
+ * Stores the sheet and its files (one transaction) or, when the Idempotency-Key was used before,
+ * answers that attempt's sheet if this is the same attempt (same answer, same files), else 409.
+ */
+async function record(
+  sql: Sql,
+  task: TaskRow,
+  course: CourseAccess,
+  user: CurrentUser,
+  sheet: Sheet,
+  files: CleanFile[],
+  now: Date,
+  idempotencyKey: string | null,
+): Promise<{ submission: ReturnType<typeof toSubmission>; replayed: boolean }> {
+  const id = newId()
+  const fields: q.NewSubmission = { id, taskId: task.id, courseId: course.id, studentId: user.id, ...sheet, late: isLate(now, task.due_at), idempotencyKey, now }
+  // A delete of the task that commits first makes the insert fail on its foreign key (the
+  // delete locked the task row; see lockForDelete): the task is gone, nothing was accepted.
+  const row = await (files.length
+    ? sql.begin(async (tx) => {
+        const inserted = await q.insertSubmission(tx, fields)
+        if (inserted) await insertFiles(tx, 'learning', id, files, 1)
+        return inserted
+      })
+    : q.insertSubmission(sql, fields)
+  ).catch((e) => {
+    throw e instanceof postgres.PostgresError && e.code === '23503' ? taskNotFound() : e
+  })
+  if (row) return { submission: (await withFiles(sql, [row]))[0]!, replayed: false }
+  // The key was used before: that attempt's sheet is the answer, if this is the same attempt.
+  const first = await q.submissionByKey(sql, task.id, user.id, idempotencyKey!)
+  if (!first) throw taskNotFound()
+  const firstFiles = (await filesOf(sql, 'learning', [first.id])).get(first.id) ?? []
+  if (
+    JSON.stringify(first.content) !== JSON.stringify(sheet.content) ||
+    JSON.stringify(first.answers) !== JSON.stringify(sheet.answers) ||
+    !sameFiles(firstFiles, files)
+  ) {
+    throw conflict('CONFLICT', 'This Idempotency-Key was already used for a different answer; send a new key for a new attempt.')
+  }
+  return { submission: toSubmission(first, firstFiles), replayed: true }
+}
+
+/** Rows → API objects with their files: one query for the files of all of them. */
+async function withFiles(sql: Sql | TxSql, rows: SubmissionRow[]) {
+  const files = await filesOf(sql, 'learning', rows.map((r) => r.id))
+  return rows.map((r) => toSubmission(r, files.get(r.id)))
+}
+
+/**
+ * A student's answer sheet (JSON). Every submission is kept (the newest counts); late ones are
  * accepted and flagged; a quiz of choice questions only is graded at once.
  */
 export async function submit(
@@ -60,61 +156,60 @@ export async function submit(
   now: Date,
   idempotencyKey: string | null = null,
 ): Promise<{ submission: ReturnType<typeof toSubmission>; replayed: boolean }> {
-  if (course.as !== 'STUDENT') throw forbidden('Only students of this course submit answer sheets.')
-  if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-    throw invalidField('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a new UUID per attempt)')
-  }
-  const task = await findTask(sql, course.id, taskId)
-  // A draft, scheduled or unpublished task does not exist for students (issue 29.9).
-  if (!task || task.publish_state !== 'PUBLISHED') throw taskNotFound()
-  if (task.start_at && now < task.start_at) {
-    throw conflict('CONFLICT', `This homework opens at ${task.start_at.toISOString()}; submit after that.`)
-  }
+  const task = await openTask(sql, course, taskId, now, idempotencyKey)
+  return record(sql, task, course, user, answerSheet(task, body, false), [], now, idempotencyKey)
+}
 
-  let content: string | null = null
-  let answers: StoredAnswer[] | null = null
-  let auto: number | null = null
-  let score: number | null = null
-  if (task.task_type === 'MEDIA') {
-    if (body.answers !== undefined) throw invalidField('answers', 'this task takes content (rich text), not answers')
-    if (body.content === undefined) throw invalidField('content', 'is required')
-    content = sanitizeRichText(body.content)
-    if (!content) throw invalidField('content', 'is empty (once unsafe HTML is removed)')
-  } else {
-    if (body.content !== undefined) throw invalidField('content', 'this quiz takes answers, not content')
-    if (body.answers === undefined) throw invalidField('answers', 'is required')
-    answers = quizAnswers(task, body.answers)
-    auto = autoScore(task.questions, answers)
-    if (!task.questions.some((qu) => qu.type === 'SHORT_ANSWER')) score = auto
-  }
+/**
+ * A hand-in with files (multipart/form-data, issue 29.7): the answer as in the JSON body
+ * (`answers` as JSON text) and one to MAX_FILES `files`, streamed into the file storage through
+ * the upload path experiments use. The body is read only after the checks of openTask; on any
+ * refusal, and on a replayed Idempotency-Key, the files it stored are removed.
+ */
+export async function submitWithFiles(
+  sql: Sql,
+  storage: FileStorage,
+  course: CourseAccess,
+  user: CurrentUser,
+  taskId: string,
+  request: Request,
+  opts: { now: Date; idempotencyKey: string | null; maxUploadBytes: number },
+): Promise<{ submission: ReturnType<typeof toSubmission>; replayed: boolean }> {
+  const task = await openTask(sql, course, taskId, opts.now, opts.idempotencyKey)
+  const reading = { maxUploadBytes: opts.maxUploadBytes, storage, fileFields: ['files'], repeatable: ['files'] }
+  return withUpload(request, reading, async (upload) => {
+    const form = parseForm(SubmitForm, { ...upload.fields, files: upload.files.files } as unknown as FormFields)
+    if (!form.files?.length) throw invalidField('files', 'at least one file is required (send JSON to hand in without files)')
+    const files = cleanUploads(form.files, 'files', opts.maxUploadBytes)
+    const sheet = answerSheet(task, { content: form.content, answers: form.answers === undefined ? undefined : answersOfForm(form.answers) }, true)
+    const result = await record(sql, task, course, user, sheet, files, opts.now, opts.idempotencyKey)
+    // The first attempt's files are the ones kept.
+    if (result.replayed) await upload.discard()
+    return result
+  })
+}
 
-  // A delete of the task that commits first makes the insert fail on its foreign key (the
-  // delete locked the task row; see lockForDelete): the task is gone, nothing was accepted.
-  const row = await q
-    .insertSubmission(sql, {
-      id: newId(),
-      taskId: task.id,
-      courseId: course.id,
-      studentId: user.id,
-      content,
-      answers,
-      autoScore: auto,
-      score,
-      late: isLate(now, task.due_at),
-      idempotencyKey,
-      now,
-    })
-    .catch((e) => {
-      throw e instanceof postgres.PostgresError && e.code === '23503' ? taskNotFound() : e
-    })
-  if (row) return { submission: toSubmission(row), replayed: false }
-  // The key was used before: that attempt's sheet is the answer, if this is the same attempt.
-  const first = await q.submissionByKey(sql, task.id, user.id, idempotencyKey!)
-  if (!first) throw taskNotFound()
-  if (JSON.stringify(first.content) !== JSON.stringify(content) || JSON.stringify(first.answers) !== JSON.stringify(answers)) {
-    throw conflict('CONFLICT', 'This Idempotency-Key was already used for a different answer; send a new key for a new attempt.')
+const FormAnswers = z.object({ answers: SubmitBody.shape.answers.unwrap() })
+
+/** The `answers` field of a form: JSON text of the array the JSON body carries. */
+function answersOfForm(text: string): AnswerInput[] {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    throw invalidField('answers', 'must be JSON: an array of { questionId, selectedOptions?, text? }')
   }
-  return { submission: toSubmission(first), replayed: true }
+  return parseForm(FormAnswers, { answers: json } as unknown as FormFields).answers
+}
+
+/** The file at `position` of a learning submission: for the student who handed it in and the course's teacher only. */
+export async function submissionFile(sql: Sql, course: CourseAccess, user: CurrentUser, submissionId: string, position: number): Promise<StoredFileMeta> {
+  const owner = await q.submissionOwner(sql, course.id, submissionId)
+  if (!owner) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
+  if (owner.student_id !== user.id && course.as !== 'TEACHER') throw forbidden("Only the student who handed this in and the course's teacher can download its files.")
+  const f = await fileAt(sql, 'learning', submissionId, position)
+  if (!f) throw notFound('NOT_FOUND', 'This submission has no file at that position.')
+  return storedMeta(f)
 }
 
 /** Idempotency-Key: visible ASCII, as in the IETF draft; a UUID per attempt is what the web app sends. */
@@ -126,7 +221,7 @@ export async function listSubmissions(sql: Sql, course: CourseAccess, user: Curr
   if (!task || (course.as === 'STUDENT' && task.publish_state !== 'PUBLISHED')) throw taskNotFound()
   const studentId = course.as === 'STUDENT' ? user.id : (query.studentId ?? null)
   const { items, total } = await q.listSubmissions(sql, taskId, studentId, query.pageSize, offsetOf(query))
-  return page(items.map(toSubmission), total, query)
+  return page(await withFiles(sql, items), total, query)
 }
 
 /**
@@ -205,7 +300,7 @@ export async function grade(
     }
     const row = await q.gradeSubmission(tx, { courseId, submissionId, score: score!, questionScores, feedback, graderId: grader.id, now })
     if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
-    const graded = toSubmission(row)
+    const graded = (await withFiles(tx, [row]))[0]!
     await notify(
       tx,
       [row.student_id],
