@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { BACKENDS, discardStorage, download, sampleBytes, storageFor, storedFiles } from '../storage/helpers.ts'
-import { ManualClock } from '../support/harness.ts'
+import { ManualClock, testApp } from '../support/harness.ts'
 import { choice, createTask, NOT_A_UUID, pointIn, textTask, world, type World } from '../learning/helpers.ts'
 
 /**
@@ -217,3 +217,20 @@ describe.each(BACKENDS)('%s storage', (backend) => {
     expect([none.status, none.json.code]).toEqual([404, 40400])
   })
 })
+
+test('the OpenAPI document gives the hand-in both forms and the file download its responses', async () => {
+  const { app } = await testApp()
+  const doc = await (await app.handle(new Request('http://localhost/v3/api-docs'))).json()
+  const submit = doc.paths['/api/v1/courses/{courseId}/learning/tasks/{taskId}/submissions'].post
+  expect(Object.keys(submit.requestBody.content).sort()).toEqual(['application/json', 'multipart/form-data'])
+  expect(Object.keys(submit.requestBody.content['application/json'].schema.properties).sort()).toEqual(['answers', 'content'])
+  const form = submit.requestBody.content['multipart/form-data'].schema
+  expect(form.properties.files).toMatchObject({ type: 'array', items: { type: 'string', format: 'binary' } })
+  expect(form.properties.answers.type).toBe('string')
+  expect(Object.keys(submit.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '401', '403', '404', '413', '415']))
+  const file = doc.paths['/api/v1/courses/{courseId}/learning/submissions/{submissionId}/file'].get
+  expect(Object.keys(file.responses)).toEqual(expect.arrayContaining(['200', '206', '401', '403', '404', '416']))
+  expect(file.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['courseId', 'submissionId', 'position', 'inline']))
+  const sheet = doc.components.schemas.LearningSubmission ?? submit.responses['201'].content['application/json'].schema.properties.data
+  expect(JSON.stringify(sheet)).toContain('fileUrl')
+}, 60_000)
