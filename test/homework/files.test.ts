@@ -121,6 +121,14 @@ describe.each(BACKENDS)('%s storage', (backend) => {
       headers: { 'content-type': 'application/json' },
     })
     expect([broken.status, broken.code]).toEqual([400, 40000])
+    // The route reads its own body now; the answers stay the ones Elysia gave (empty body, root
+    // field, translated field messages).
+    const empty = await w.api.post(`${w.base}/tasks/${essay.id}/submissions`, { token: w.student.token, raw: '', headers: { 'content-type': 'application/json' } })
+    expect([empty.status, empty.code]).toEqual([400, 40000])
+    const array = await w.api.post(`${w.base}/tasks/${essay.id}/submissions`, { token: w.student.token, json: [] })
+    expect([array.status, array.code, array.data.fields[0].field]).toEqual([400, 40001, 'root'])
+    const zh = await w.api.post(`${w.base}/tasks/${essay.id}/submissions`, { token: w.student.token, json: { content: 5 }, headers: { 'accept-language': 'zh-CN' } })
+    expect([zh.status, zh.data.fields[0].field, zh.data.fields[0].message]).toEqual([400, 'content', '类型不正确（应为 string）'])
   })
 
   test('one click, one submission: the same Idempotency-Key again (even at once) is that submission; its second upload is not kept', async () => {
@@ -150,6 +158,8 @@ describe.each(BACKENDS)('%s storage', (backend) => {
     const sheets = await count(essay.id)
     const none = await handIn(essay.id, form([['content', 'no file']]))
     expect([none.status, none.code, none.data.fields[0].field]).toEqual([400, 40001, 'files'])
+    const noneZh = await handIn(essay.id, form([['content', 'no file']]), w.student.token, { 'accept-language': 'zh-CN' })
+    expect(noneZh.data.fields[0].message).toBe('至少需要一个文件（不带文件提交请发送 JSON）')
     const tiny = new File([new Uint8Array(10)], 'x.jpg', { type: 'image/jpeg' })
     const many = await handIn(essay.id, form(Array.from({ length: 11 }, (_, i) => ['files', new File([tiny], `p${i}.jpg`, { type: 'image/jpeg' })] as [string, File])))
     expect([many.status, many.code, many.data.fields[0].field]).toEqual([400, 40001, 'files'])
@@ -166,7 +176,7 @@ describe.each(BACKENDS)('%s storage', (backend) => {
     const tooLong = await handIn(essay.id, form([['content', 'x'.repeat(70_000)], ['files', photo()]]))
     expect([tooLong.status, tooLong.code]).toEqual([400, 40001])
     const big = await handIn(essay.id, form(Array.from({ length: 8 }, (_, i) => ['files', photo(`big${i}.jpg`)] as [string, File])))
-    expect([big.status, big.code]).toEqual([413, 41300])
+    expect([big.status, big.code, big.data.limitBytes]).toEqual([413, 41300, LIMIT])
     expect((await storedFiles(w)).length).toBe(before)
     expect(await count(essay.id)).toBe(sheets)
   })
