@@ -11,7 +11,7 @@ import type { Channel } from '../notifications/channel.ts'
 import { notify } from '../notifications/notify.ts'
 import type { StoredFileMeta } from '../../storage/download.ts'
 import type { FileStorage } from '../../storage/storage.ts'
-import { cleanUploads, fileAt, filesOf, insertFiles, sameFiles, storedMeta, type CleanFile } from '../../storage/submission-files.ts'
+import { cleanUploads, fileAt, filesOf, insertFiles, sameFiles, storedMeta, type CleanFile, type FileRow } from '../../storage/submission-files.ts'
 import { parseForm, withUpload, type FormFields } from '../../storage/upload.ts'
 import { SubmitBody, SubmitForm, type AnswerInput, type LearningGradeBody, type SubmissionQuery } from './model.ts'
 import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type SubmissionRow, type TaskRow } from './rows.ts'
@@ -122,7 +122,8 @@ async function record(
   ).catch((e) => {
     throw e instanceof postgres.PostgresError && e.code === '23503' ? taskNotFound() : e
   })
-  if (row) return { submission: (await withFiles(sql, [row]))[0]!, replayed: false }
+  // The files just stored are the sheet's files: no query to read them back.
+  if (row) return { submission: toSubmission(row, files.map((f, i) => fileRow(id, i + 1, f))), replayed: false }
   // The key was used before: that attempt's sheet is the answer, if this is the same attempt.
   const first = await q.submissionByKey(sql, task.id, user.id, idempotencyKey!)
   if (!first) throw taskNotFound()
@@ -136,6 +137,15 @@ async function record(
   }
   return { submission: toSubmission(first, firstFiles), replayed: true }
 }
+
+const fileRow = (submissionId: string, position: number, f: CleanFile): FileRow => ({
+  submission_id: submissionId,
+  position,
+  storage_key: f.key,
+  file_name: f.name,
+  file_size: f.size,
+  content_type: f.type,
+})
 
 /** Rows → API objects with their files: one query for the files of all of them. */
 async function withFiles(sql: Sql | TxSql, rows: SubmissionRow[]) {
