@@ -28,7 +28,7 @@ export const MAX_JSON_DEPTH = 32
  * body declared its length or not (a chunked one does not), long before Bun's own cap.
  * Undefined for an empty body (Elysia's own parser then decides, as before).
  */
-async function readJsonCounted(request: Request): Promise<unknown> {
+export async function readJsonCounted(request: Request): Promise<unknown> {
   const reader = request.body?.getReader()
   if (!reader) return undefined
   const chunks: Uint8Array[] = []

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { Sql, TxSql } from '../db/connect.ts'
 import { badRequest } from '../http/errors.ts'
 import { newId } from '../lib/ids.ts'
+import { DownloadQuery, type StoredFileMeta } from './download.ts'
 import { checkUpload, cleanContentType, cleanFileName, type UploadedFile } from './upload.ts'
 
 /**
@@ -24,6 +25,11 @@ export const SubmissionFile = z
   })
   .meta({ id: 'SubmissionFile' })
 export type SubmissionFile = z.infer<typeof SubmissionFile>
+
+/** `?position=n` (1-based, default 1) picks one file of a submission; `inline=1` previews it. */
+export const SubmissionFileQuery = DownloadQuery.extend({
+  position: z.coerce.number().int().min(1).max(100).optional(),
+})
 
 export interface FileRow {
   submission_id: string
@@ -106,3 +112,16 @@ export const toFile = (r: Pick<FileRow, 'position' | 'file_name' | 'file_size' |
   contentType: r.content_type,
   fileUrl: url,
 })
+
+/** What a download needs of a stored file row. */
+export const storedMeta = (f: Pick<FileRow, 'storage_key' | 'file_name' | 'file_size' | 'content_type'>): StoredFileMeta => ({
+  key: f.storage_key,
+  fileName: f.file_name,
+  size: Number(f.file_size),
+  contentType: f.content_type,
+})
+
+/** Whether stored files and new uploads are the same list (names, sizes and types, in order): one attempt sent twice. */
+export const sameFiles = (stored: FileRow[], sent: CleanFile[]) =>
+  stored.length === sent.length &&
+  stored.every((f, i) => f.file_name === sent[i]!.name && Number(f.file_size) === sent[i]!.size && f.content_type === sent[i]!.type)

@@ -203,6 +203,25 @@ export async function readMultipart(
   return { fields, files: kept, discard }
 }
 
+/**
+ * Reads a multipart body (see readMultipart) and hands it to `use`; when `use` fails, every file
+ * the body stored is removed before the error goes on, so a refused upload leaves nothing behind.
+ * Call it only after the caller's identity and permission were checked.
+ */
+export async function withUpload<T>(
+  request: Request,
+  opts: { maxUploadBytes: number; storage: FileStorage; fileFields: readonly string[]; repeatable?: readonly string[] },
+  use: (upload: Multipart) => Promise<T>,
+): Promise<T> {
+  const upload = await readMultipart(request, opts.maxUploadBytes, opts.storage, opts.fileFields, opts.repeatable)
+  try {
+    return await use(upload)
+  } catch (e) {
+    await upload.discard()
+    throw e
+  }
+}
+
 /** Validates form fields with a zod schema; failures look like every other validation error (400, 40001). */
 export function parseForm<S extends z.ZodType>(schema: S, fields: FormFields): z.output<S> {
   const result = schema.safeParse(fields)

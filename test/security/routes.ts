@@ -257,6 +257,8 @@ export const ROUTES: Record<string, RouteSpec> = {
     json: () => ({ score: 90, feedback: '<p>Good</p>' }),
     rich: ['feedback'],
   },
+  // A file handed in with an answer sheet (issue 29.7): the world's sheet carries one.
+  'GET /courses/:courseId/learning/submissions/:submissionId/file': { access: 'owner', ok: 200 },
   'GET /courses/:courseId/learning/overview': { access: 'member', ok: 200 },
 
   // Homework and reminders

@@ -5,7 +5,7 @@ import { signUp, testApp, type Account, type Client, type TestContext } from '..
  * The world every security test runs against, built through the HTTP API only:
  *
  *   teacher A ── course A: unit, point, a text task, a homework, a quiz, an experiment,
- *                a FILE resource, an announcement; student S1 has a learning submission,
+ *                a FILE resource, an announcement; student S1 has a learning submission (with a file),
  *                an experiment submission and notifications. S3 is a second student of A.
  *   teacher B ── course B: the same set; student S2 is a member of B only.
  *   outsider  ── a student of no course.
@@ -112,7 +112,10 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
 
   const st = { token: student.token }
   const [ls, es] = await Promise.all([
-    api.post(`${base}/tasks/${text.data.id}/submissions`, { ...st, json: { content: `<p>My answer ${label}</p>` } }),
+    api.post(`${base}/tasks/${text.data.id}/submissions`, {
+      ...st,
+      form: formOf({ content: `<p>My answer ${label}</p>`, files: new File([`page of ${label}`], 'page.jpg', { type: 'image/jpeg' }) }),
+    }),
     api.post(`/experiments/${exp.data.id}/submissions`, {
       ...st,
       form: formOf({ file: new File([`report of ${label}`], 'report.txt', { type: 'text/plain' }), note: `note ${label}` }),

@@ -1,4 +1,3 @@
-import { DownloadQuery } from '../../storage/download.ts'
 import { MAX_FILES, SubmissionFile } from '../../storage/submission-files.ts'
 import { uploadedFile } from '../../storage/upload.ts'
 import { z } from 'zod'
@@ -31,9 +30,7 @@ export type ExperimentPatch = z.infer<typeof ExperimentPatch>
 export const ExperimentParams = z.object({ experimentId: Uuid })
 export const CourseExperimentParams = z.object({ courseId: Uuid, experimentId: Uuid })
 export const SubmissionParams = z.object({ submissionId: Uuid })
-export const SubmissionFileQuery = DownloadQuery.extend({
-  position: z.coerce.number().int().min(1).max(100).optional(),
-})
+export { SubmissionFileQuery } from '../../storage/submission-files.ts'
 
 export const StudentRef = z.object({ id: Uuid, username: z.string(), displayName: z.string() }).meta({ id: 'StudentRef' })
 

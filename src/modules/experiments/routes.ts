@@ -10,7 +10,7 @@ import { offsetOf, page, pageOf, PageQuery } from '../../http/pagination.ts'
 import { CourseParams } from '../../http/params.ts'
 import { fileResponse } from '../../storage/download.ts'
 import { downloadResponses, multipartRequestBody } from '../../storage/openapi.ts'
-import { parseForm, readMultipart, type FormFields } from '../../storage/upload.ts'
+import { parseForm, withUpload, type FormFields } from '../../storage/upload.ts'
 import {
   CourseExperimentParams,
   Experiment,
@@ -116,11 +116,10 @@ export function experimentRoutes(deps: Deps) {
       async ({ user, params, request, set }) => {
         // Permission first: a refused caller's upload is never read or stored.
         const experiment = await service.experimentForSubmission(sql, params.experimentId, user)
-        const upload = await readMultipart(request, config.maxUploadBytes, storage, ['file', 'files'], ['files'])
-        let submission
-        try {
-          const form = parseForm(SubmissionForm, { ...upload.fields, files: upload.files.files } as unknown as FormFields)
-          submission = await service.submit(sql, storage, {
+        const upload = { maxUploadBytes: config.maxUploadBytes, storage, fileFields: ['file', 'files'], repeatable: ['files'] }
+        const submission = await withUpload(request, upload, async ({ fields, files }) => {
+          const form = parseForm(SubmissionForm, { ...fields, files: files.files } as unknown as FormFields)
+          return service.submit(sql, storage, {
             experiment,
             student: user,
             files: [...(form.file ? [form.file] : []), ...(form.files ?? [])],
@@ -128,10 +127,7 @@ export function experimentRoutes(deps: Deps) {
             maxUploadBytes: config.maxUploadBytes,
             now: clock.now(),
           })
-        } catch (e) {
-          await upload.discard()
-          throw e
-        }
+        })
         set.status = 201
         return ok(submission, 'Submitted.')
       },

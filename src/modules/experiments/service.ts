@@ -11,7 +11,7 @@ import { notify } from '../notifications/notify.ts'
 import type { StoredFileMeta } from '../../storage/download.ts'
 import type { FileStorage } from '../../storage/storage.ts'
 import type { UploadedFile } from '../../storage/upload.ts'
-import { cleanUploads, fileAt, filesOf, insertFiles, toFile, type FileRow } from '../../storage/submission-files.ts'
+import { cleanUploads, fileAt, filesOf, insertFiles, storedMeta, toFile, type FileRow } from '../../storage/submission-files.ts'
 import type { ExperimentCreate, ExperimentPatch } from './model.ts'
 import { isLate, remainingSeconds } from '../../lib/due.ts'
 import * as q from './queries.ts'
@@ -215,7 +215,7 @@ export async function submissionFileAt(sql: Sql, submissionId: string, position:
   if (s.student_id !== user.id) await courseAccess(sql, s.course_id, user, 'teacher')
   const f = await fileAt(sql, 'experiment', submissionId, position)
   if (!f) throw notFound('NOT_FOUND', 'This submission has no file at that position.')
-  return { key: f.storage_key, fileName: f.file_name, size: Number(f.file_size), contentType: f.content_type }
+  return storedMeta(f)
 }
 
 export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser, body: GradeBody, now: Date, channels: readonly Channel[]) {

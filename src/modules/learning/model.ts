@@ -3,6 +3,8 @@ import { IsoDateTime, Uuid } from '../../http/envelope.ts'
 import { pageFields } from '../../http/pagination.ts'
 import { plainText } from '../../http/text.ts'
 import { GradeBody } from '../../lib/grading.ts'
+import { MAX_FILES, SubmissionFile } from '../../storage/submission-files.ts'
+import { uploadedFile } from '../../storage/upload.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Limits. Plain-text fields (titles, descriptions, stems, options) are stored as given and
@@ -295,6 +297,27 @@ export const SubmitBody = z.object({
 })
 export type SubmitBody = z.infer<typeof SubmitBody>
 
+/**
+ * The multipart/form-data hand-in (issue 29.7): the answer of the JSON body plus one or more
+ * files. Text fields are at most 64 KiB each in a form.
+ */
+export const SubmitForm = z.object({
+  content: RichText(LIMITS.richText)
+    .optional()
+    .meta({ description: 'MEDIA tasks: the answer text (rich text, sanitised). Optional when files are sent.' }),
+  answers: z
+    .string()
+    .optional()
+    .meta({ description: 'QUIZ tasks (required there): the `answers` array of the JSON body, as JSON text.' }),
+  files: z
+    .array(uploadedFile('a file is required'))
+    .optional()
+    .meta({
+      description: `One to ${MAX_FILES} files (photos from a phone, PDFs…): repeat the \`files\` part. The whole body stays within MAX_UPLOAD_BYTES.`,
+    }),
+})
+export type SubmitForm = z.infer<typeof SubmitForm>
+
 
 export const SubmissionQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
@@ -357,6 +380,9 @@ export const Submission = z
     late: z.boolean(),
     submittedAt: IsoDateTime,
     gradedAt: IsoDateTime.nullable(),
+    files: z.array(SubmissionFile).meta({
+      description: 'The files handed in with the sheet (multipart hand-in), in the order sent; empty for a JSON hand-in. Each downloads for the student and the course teacher only.',
+    }),
   })
   .meta({ id: 'LearningSubmission' })
 

@@ -6,6 +6,12 @@ import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { OptionalPageQuery, pageOf } from '../../http/pagination.ts'
 import { CourseParams, idParams } from '../../http/params.ts'
+import { readJsonBody } from '../../http/json-body.ts'
+import { mediaType } from '../../http/plumbing.ts'
+import { zodToOpenApi } from '../../docs/openapi.ts'
+import { fileResponse } from '../../storage/download.ts'
+import { downloadResponses } from '../../storage/openapi.ts'
+import { MAX_FILES, SubmissionFileQuery } from '../../storage/submission-files.ts'
 import {
   CreatePointBody,
   CreateTaskBody,
@@ -23,6 +29,7 @@ import {
   Submission,
   SubmissionQuery,
   SubmitBody,
+  SubmitForm,
   Task,
   Unit,
 } from './model.ts'
@@ -193,22 +200,27 @@ function structureRoutes(deps: Deps) {
 
 /** Answer sheets, grading and the per-student overview. */
 function submissionRoutes(deps: Deps) {
-  const { sql, clock } = deps
+  const { sql, clock, storage, config, log } = deps
   return new Elysia({ prefix: '/courses/:courseId/learning', tags: ['Learning'] })
     .use(authPlugin(deps))
     .post(
       '/tasks/:taskId/submissions',
-      async ({ course, user, params, body, set, headers }) => {
+      async ({ course, user, params, request, set, headers }) => {
         const key = headers['idempotency-key'] ?? null
-        const { submission, replayed } = await submissions.submit(sql, course, user, params.taskId, body, clock.now(), key, channelsOn(deps))
+        const now = clock.now()
+        // Read here, not by Elysia: a multipart body only after the checks (see submitWithFiles).
+        const { submission, replayed } =
+          mediaType(request) === 'multipart/form-data'
+            ? await submissions.submitWithFiles(sql, storage, course, user, params.taskId, request, { now, idempotencyKey: key, maxUploadBytes: config.maxUploadBytes, channels: channelsOn(deps) })
+            : await submissions.submit(sql, course, user, params.taskId, await readJsonBody(request, SubmitBody), now, key, channelsOn(deps))
         set.status = replayed ? 200 : 201
         if (replayed) set.headers['idempotent-replayed'] = 'true'
         return ok(submission, replayed ? 'Already handed in with this Idempotency-Key; this is that submission.' : 'Submitted.')
       },
       {
         course: 'student',
+        parse: 'none',
         params: idParams('courseId', 'taskId'),
-        body: SubmitBody,
         response: { 200: envelope(Submission), 201: envelope(Submission) },
         detail: {
           summary: 'Submit an answer sheet (students of the course)',
@@ -217,9 +229,36 @@ function submissionRoutes(deps: Deps) {
             'Every submission is kept and the newest counts; after dueAt it is accepted with `late: true`; before a homework opens, 409. ' +
             'autoScore (0-100) weighs choice questions by points; a multiple-choice question counts only when exactly right. ' +
             'A quiz without short-answer questions is GRADED at once with score = autoScore. ' +
+            `With files (homework photographed on a phone, a PDF…), send multipart/form-data instead: \`content\` (optional for MEDIA tasks when files come with it) or \`answers\` as JSON text, and one to ${MAX_FILES} \`files\` parts; ` +
+            'the whole body at most MAX_UPLOAD_BYTES (default 20 MiB; over it 413), each text field at most 64 KiB, an empty file or more than 10 → 400. ' +
+            'The answer lists them in `files`, each downloadable by the student and the course teacher (`fileUrl`). ' +
             'Optional `Idempotency-Key` header (1-255 visible ASCII characters, a new UUID per attempt): the same key again for ' +
-            'this task returns the first submission with 200 and `Idempotent-Replayed: true` instead of a second one; the same key ' +
-            'with a different answer is 409.',
+            'this task returns the first submission with 200 and `Idempotent-Replayed: true` instead of a second one (a multipart ' +
+            'replay stores none of its files); the same key with a different answer or other files is 409.',
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: zodToOpenApi(SubmitBody) as any },
+              'multipart/form-data': { schema: zodToOpenApi(SubmitForm) as any },
+            },
+          },
+        },
+      },
+    )
+    .get(
+      '/submissions/:submissionId/file',
+      async ({ course, user, params, query, request }) =>
+        fileResponse(storage, request, await submissions.submissionFile(sql, course, user, params.submissionId, query.position ?? 1), log),
+      {
+        course: 'member',
+        params: idParams('courseId', 'submissionId'),
+        query: SubmissionFileQuery,
+        detail: {
+          summary: 'Download a file handed in with an answer sheet',
+          description:
+            "The student who handed it in and the course's teacher only (another member → 403). `position` picks the file (as in the sheet's `files`; default 1). " +
+            '`inline=1` previews images, audio and video (sandboxed); every other type is an attachment. Supports single byte ranges.',
+          responses: downloadResponses,
         },
       },
     )

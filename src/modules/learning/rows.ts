@@ -1,5 +1,6 @@
 import { iso, num } from '../../http/envelope.ts'
 import { isCorrect } from './scoring.ts'
+import { toFile, type FileRow } from '../../storage/submission-files.ts'
 import type { MaterialType, PublishState, QuestionType, TaskKind, TaskType } from './model.ts'
 
 /**
@@ -169,8 +170,15 @@ export function questionResults(questions: StoredQuestion[], answers: StoredAnsw
   }))
 }
 
-/** A sheet as the API shows it; with the task's `questions`, a graded quiz sheet carries its per-question results. */
-export const toSubmission = (r: SubmissionRow, questions: StoredQuestion[] = []) => ({
+/** Download path of file `position` of a learning submission (1, the first, needs no query). */
+export const learningFileUrl = (courseId: string, submissionId: string, position: number) =>
+  `/api/v1/courses/${courseId}/learning/submissions/${submissionId}/file${position === 1 ? '' : `?position=${position}`}`
+
+/**
+ * A sheet as the API shows it: with the task's `questions`, a graded quiz sheet carries its
+ * per-question results; with its `files` (when loaded), their download links.
+ */
+export const toSubmission = (r: SubmissionRow, questions: StoredQuestion[] = [], files: FileRow[] = []) => ({
   id: r.id,
   taskId: r.task_id,
   courseId: r.course_id,
@@ -186,6 +194,7 @@ export const toSubmission = (r: SubmissionRow, questions: StoredQuestion[] = [])
   late: r.late,
   submittedAt: iso(r.submitted_at)!,
   gradedAt: iso(r.graded_at),
+  files: files.map((f) => toFile(f, learningFileUrl(r.course_id, r.id, f.position))),
 })
 
 export const toOverviewRow = (r: OverviewRow) => ({

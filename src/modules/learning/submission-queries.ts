@@ -150,3 +150,10 @@ export async function countStudents(sql: Db, courseId: string, studentId: string
     : await sql<{ n: number }[]>`select coalesce((select students from course_counters where course_id = ${courseId}), 0) as n`
   return row!.n
 }
+
+/** Who handed in a submission of the course (downloads of its files), or nothing. */
+export async function submissionOwner(sql: Db, courseId: string, submissionId: string) {
+  const [row] = await sql<{ student_id: string }[]>`
+    select student_id from learning_submissions where id = ${submissionId} and course_id = ${courseId}`
+  return row ?? null
+}

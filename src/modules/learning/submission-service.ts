@@ -1,4 +1,5 @@
 import postgres from 'postgres'
+import { z } from 'zod'
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { conflict, forbidden, invalidField, notFound, type FieldError } from '../../http/errors.ts'
 import type { CourseAccess, CurrentUser } from '../../http/guards.ts'
@@ -8,8 +9,12 @@ import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import type { Channel } from '../notifications/channel.ts'
 import { notify } from '../notifications/notify.ts'
-import type { AnswerInput, LearningGradeBody, SubmissionQuery, SubmitBody } from './model.ts'
-import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type TaskRow } from './rows.ts'
+import type { StoredFileMeta } from '../../storage/download.ts'
+import type { FileStorage } from '../../storage/storage.ts'
+import { cleanUploads, fileAt, filesOf, insertFiles, sameFiles, storedMeta, type CleanFile, type FileRow } from '../../storage/submission-files.ts'
+import { parseForm, withUpload, type FormFields } from '../../storage/upload.ts'
+import { SubmitBody, SubmitForm, type AnswerInput, type LearningGradeBody, type SubmissionQuery } from './model.ts'
+import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type SubmissionRow, type TaskRow } from './rows.ts'
 import { staleScores } from './regrade.ts'
 import { autoScore, sheetScore } from './scoring.ts'
 import * as q from './submission-queries.ts'
@@ -47,8 +52,111 @@ function quizAnswers(task: TaskRow, answers: AnswerInput[]): StoredAnswer[] {
   return out
 }
 
+type Sheet = Pick<q.NewSubmission, 'content' | 'answers' | 'autoScore' | 'score'>
+
 /**
- * A student's answer sheet. Every submission is kept (the newest counts); late ones are
+ * The checks a hand-in passes before its body is looked at (a multipart upload is read only
+ * after them): a student of the course, a well-formed key, a published task that has opened.
+ */
+async function openTask(sql: Sql, course: CourseAccess, taskId: string, now: Date, idempotencyKey: string | null) {
+  if (course.as !== 'STUDENT') throw forbidden('Only students of this course submit answer sheets.')
+  if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    throw invalidField('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a new UUID per attempt)')
+  }
+  const task = await findTask(sql, course.id, taskId)
+  // A draft, scheduled or unpublished task does not exist for students (issue 29.9).
+  if (!task || task.publish_state !== 'PUBLISHED') throw taskNotFound()
+  if (task.start_at && now < task.start_at) {
+    throw conflict('CONFLICT', `This homework opens at ${task.start_at.toISOString()}; submit after that.`)
+  }
+  return task
+}
+
+/**
+ * The answer checked against the task: content for MEDIA tasks (optional when files come with
+ * it), answers for QUIZ tasks (scored; a quiz of choice questions only is graded at once).
+ */
+function answerSheet(task: TaskRow, body: SubmitBody, withFiles: boolean): Sheet {
+  if (task.task_type === 'MEDIA') {
+    if (body.answers !== undefined) throw invalidField('answers', 'this task takes content (rich text), not answers')
+    if (body.content === undefined) {
+      if (withFiles) return { content: null, answers: null, autoScore: null, score: null }
+      throw invalidField('content', 'is required')
+    }
+    const content = sanitizeRichText(body.content)
+    if (!content && !withFiles) throw invalidField('content', 'is empty (once unsafe HTML is removed)')
+    return { content: content || null, answers: null, autoScore: null, score: null }
+  }
+  if (body.content !== undefined) throw invalidField('content', 'this quiz takes answers, not content')
+  if (body.answers === undefined) throw invalidField('answers', 'is required')
+  const answers = quizAnswers(task, body.answers)
+  const auto = autoScore(task.questions, answers)
+  return { content: null, answers, autoScore: auto, score: task.questions.some((qu) => qu.type === 'SHORT_ANSWER') ? null : auto }
+}
+
+/**
+ * Stores the sheet and its files (one transaction) or, when the Idempotency-Key was used before,
+ * answers that attempt's sheet if this is the same attempt (same answer, same files), else 409.
+ */
+async function record(
+  sql: Sql,
+  task: TaskRow,
+  course: CourseAccess,
+  user: CurrentUser,
+  sheet: Sheet,
+  files: CleanFile[],
+  now: Date,
+  idempotencyKey: string | null,
+  channels: readonly Channel[],
+): Promise<{ submission: ReturnType<typeof toSubmission>; replayed: boolean }> {
+  const id = newId()
+  const fields: q.NewSubmission = { id, taskId: task.id, courseId: course.id, studentId: user.id, ...sheet, late: isLate(now, task.due_at), idempotencyKey, now }
+  // A delete of the task that commits first makes the insert fail on its foreign key (the
+  // delete locked the task row; see lockForDelete): the task is gone, nothing was accepted.
+  // The sheet, its files and the notification to the course's teachers commit together (issue 29.10).
+  const row = await sql
+    .begin(async (tx) => {
+      const inserted = await q.insertSubmission(tx, fields)
+      if (inserted) {
+        if (files.length) await insertFiles(tx, 'learning', id, files, 1)
+        await notifySubmitted(tx, course, task, inserted, now, channels)
+      }
+      return inserted
+    })
+    .catch((e) => {
+    throw e instanceof postgres.PostgresError && e.code === '23503' ? taskNotFound() : e
+  })
+  // The files just stored are the sheet's files: no query to read them back.
+  if (row) return { submission: toSubmission(row, task.questions, files.map((f, i) => fileRow(id, i + 1, f))), replayed: false }
+  // The key was used before: that attempt's sheet is the answer, if this is the same attempt.
+  const first = await q.submissionByKey(sql, task.id, user.id, idempotencyKey!)
+  if (!first) throw taskNotFound()
+  const firstFiles = (await filesOf(sql, 'learning', [first.id])).get(first.id) ?? []
+  // Compared field by field: jsonb gives the stored answers back with their keys reordered.
+  const same = (a: StoredAnswer[] | null) => JSON.stringify(a?.map((x) => [x.questionId, x.selectedOptions, x.text ?? null]) ?? null)
+  if (JSON.stringify(first.content) !== JSON.stringify(sheet.content) || same(first.answers) !== same(sheet.answers) || !sameFiles(firstFiles, files)) {
+    throw conflict('CONFLICT', 'This Idempotency-Key was already used for a different answer; send a new key for a new attempt.')
+  }
+  return { submission: toSubmission(first, task.questions, firstFiles), replayed: true }
+}
+
+const fileRow = (submissionId: string, position: number, f: CleanFile): FileRow => ({
+  submission_id: submissionId,
+  position,
+  storage_key: f.key,
+  file_name: f.name,
+  file_size: f.size,
+  content_type: f.type,
+})
+
+/** Rows → API objects with their files: one query for the files of all of them. */
+async function withFiles(sql: Sql | TxSql, rows: SubmissionRow[], questions: StoredQuestion[]) {
+  const files = await filesOf(sql, 'learning', rows.map((r) => r.id))
+  return rows.map((r) => toSubmission(r, questions, files.get(r.id)))
+}
+
+/**
+ * A student's answer sheet (JSON). Every submission is kept (the newest counts); late ones are
  * accepted and flagged; a quiz of choice questions only is graded at once.
  */
 export async function submit(
@@ -61,68 +169,60 @@ export async function submit(
   idempotencyKey: string | null,
   channels: readonly Channel[],
 ): Promise<{ submission: ReturnType<typeof toSubmission>; replayed: boolean }> {
-  if (course.as !== 'STUDENT') throw forbidden('Only students of this course submit answer sheets.')
-  if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-    throw invalidField('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a new UUID per attempt)')
-  }
-  const task = await findTask(sql, course.id, taskId)
-  // A draft, scheduled or unpublished task does not exist for students (issue 29.9).
-  if (!task || task.publish_state !== 'PUBLISHED') throw taskNotFound()
-  if (task.start_at && now < task.start_at) {
-    throw conflict('CONFLICT', `This homework opens at ${task.start_at.toISOString()}; submit after that.`)
-  }
+  const task = await openTask(sql, course, taskId, now, idempotencyKey)
+  return record(sql, task, course, user, answerSheet(task, body, false), [], now, idempotencyKey, channels)
+}
 
-  let content: string | null = null
-  let answers: StoredAnswer[] | null = null
-  let auto: number | null = null
-  let score: number | null = null
-  if (task.task_type === 'MEDIA') {
-    if (body.answers !== undefined) throw invalidField('answers', 'this task takes content (rich text), not answers')
-    if (body.content === undefined) throw invalidField('content', 'is required')
-    content = sanitizeRichText(body.content)
-    if (!content) throw invalidField('content', 'is empty (once unsafe HTML is removed)')
-  } else {
-    if (body.content !== undefined) throw invalidField('content', 'this quiz takes answers, not content')
-    if (body.answers === undefined) throw invalidField('answers', 'is required')
-    answers = quizAnswers(task, body.answers)
-    auto = autoScore(task.questions, answers)
-    if (!task.questions.some((qu) => qu.type === 'SHORT_ANSWER')) score = auto
-  }
+/**
+ * A hand-in with files (multipart/form-data, issue 29.7): the answer as in the JSON body
+ * (`answers` as JSON text) and one to MAX_FILES `files`, streamed into the file storage through
+ * the upload path experiments use. The body is read only after the checks of openTask; on any
+ * refusal, and on a replayed Idempotency-Key, the files it stored are removed.
+ */
+export async function submitWithFiles(
+  sql: Sql,
+  storage: FileStorage,
+  course: CourseAccess,
+  user: CurrentUser,
+  taskId: string,
+  request: Request,
+  opts: { now: Date; idempotencyKey: string | null; maxUploadBytes: number; channels: readonly Channel[] },
+): Promise<{ submission: ReturnType<typeof toSubmission>; replayed: boolean }> {
+  const task = await openTask(sql, course, taskId, opts.now, opts.idempotencyKey)
+  const reading = { maxUploadBytes: opts.maxUploadBytes, storage, fileFields: ['files'], repeatable: ['files'] }
+  return withUpload(request, reading, async (upload) => {
+    const form = parseForm(SubmitForm, { ...upload.fields, files: upload.files.files } as unknown as FormFields)
+    if (!form.files?.length) throw invalidField('files', 'at least one file is required (send JSON to hand in without files)')
+    const files = cleanUploads(form.files, 'files', opts.maxUploadBytes)
+    const sheet = answerSheet(task, { content: form.content, answers: form.answers === undefined ? undefined : answersOfForm(form.answers) }, true)
+    const result = await record(sql, task, course, user, sheet, files, opts.now, opts.idempotencyKey, opts.channels)
+    // The first attempt's files are the ones kept.
+    if (result.replayed) await upload.discard()
+    return result
+  })
+}
 
-  // A delete of the task that commits first makes the insert fail on its foreign key (the
-  // delete locked the task row; see lockForDelete): the task is gone, nothing was accepted.
-  // The sheet and its notification to the course's teachers commit together (issue 29.10).
-  const row = await sql
-    .begin(async (tx) => {
-      const row = await q.insertSubmission(tx, {
-      id: newId(),
-      taskId: task.id,
-      courseId: course.id,
-      studentId: user.id,
-      content,
-      answers,
-      autoScore: auto,
-      score,
-      late: isLate(now, task.due_at),
-      idempotencyKey,
-      now,
-    })
-      if (row) await notifySubmitted(tx, course, task, row, now, channels)
-      return row
-    })
-    .catch((e) => {
-      throw e instanceof postgres.PostgresError && e.code === '23503' ? taskNotFound() : e
-    })
-  if (row) return { submission: toSubmission(row, task.questions), replayed: false }
-  // The key was used before: that attempt's sheet is the answer, if this is the same attempt.
-  const first = await q.submissionByKey(sql, task.id, user.id, idempotencyKey!)
-  if (!first) throw taskNotFound()
-  // Compared field by field: jsonb gives the stored answers back with their keys reordered.
-  const same = (a: StoredAnswer[] | null) => JSON.stringify(a?.map((x) => [x.questionId, x.selectedOptions, x.text ?? null]) ?? null)
-  if (JSON.stringify(first.content) !== JSON.stringify(content) || same(first.answers) !== same(answers)) {
-    throw conflict('CONFLICT', 'This Idempotency-Key was already used for a different answer; send a new key for a new attempt.')
+const FormAnswers = z.object({ answers: SubmitBody.shape.answers.unwrap() })
+
+/** The `answers` field of a form: JSON text of the array the JSON body carries. */
+function answersOfForm(text: string): AnswerInput[] {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    throw invalidField('answers', 'must be JSON: an array of { questionId, selectedOptions?, text? }')
   }
-  return { submission: toSubmission(first, task.questions), replayed: true }
+  return parseForm(FormAnswers, { answers: json } as unknown as FormFields).answers
+}
+
+/** The file at `position` of a learning submission: for the student who handed it in and the course's teacher only. */
+export async function submissionFile(sql: Sql, course: CourseAccess, user: CurrentUser, submissionId: string, position: number): Promise<StoredFileMeta> {
+  const owner = await q.submissionOwner(sql, course.id, submissionId)
+  if (!owner) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
+  if (owner.student_id !== user.id && course.as !== 'TEACHER') throw forbidden("Only the student who handed this in and the course's teacher can download its files.")
+  const f = await fileAt(sql, 'learning', submissionId, position)
+  if (!f) throw notFound('NOT_FOUND', 'This submission has no file at that position.')
+  return storedMeta(f)
 }
 
 /** Tells the course's teachers (owner and co-teachers) about a new sheet; a replay tells nobody. */
@@ -147,11 +247,7 @@ export async function listSubmissions(sql: Sql, course: CourseAccess, user: Curr
   if (!task || (course.as === 'STUDENT' && task.publish_state !== 'PUBLISHED')) throw taskNotFound()
   const studentId = course.as === 'STUDENT' ? user.id : (query.studentId ?? null)
   const { items, total } = await q.listSubmissions(sql, taskId, studentId, query.pageSize, offsetOf(query))
-  return page(
-    items.map((row) => toSubmission(row, task.questions)),
-    total,
-    query,
-  )
+  return page(await withFiles(sql, items, task.questions), total, query)
 }
 
 /**
@@ -230,7 +326,7 @@ export async function grade(
     }
     const row = await q.gradeSubmission(tx, { courseId, submissionId, score: score!, questionScores, feedback, graderId: grader.id, now })
     if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
-    const graded = toSubmission(row, sheet.questions)
+    const graded = (await withFiles(tx, [row], sheet.questions))[0]!
     await notify(
       tx,
       [row.student_id],

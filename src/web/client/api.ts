@@ -96,13 +96,14 @@ export const get = <T>(path: string, opts?: RequestOptions) => api<T>('GET', pat
  * Multipart upload through XMLHttpRequest, because fetch cannot report upload progress.
  * `onProgress` receives a fraction from 0 to 1.
  */
-export function upload<T>(path: string, form: FormData, onProgress: (fraction: number) => void): Promise<T> {
+export function upload<T>(path: string, form: FormData, onProgress: (fraction: number) => void, headers: Record<string, string> = {}): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const xhr = new XMLHttpRequest()
     xhr.open('POST', API_BASE + path)
     xhr.withCredentials = true
     xhr.setRequestHeader('accept', 'application/json')
     xhr.setRequestHeader('accept-language', currentLocale())
+    for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value)
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total)
     }

@@ -13,6 +13,7 @@ import type { LearningGradeBody, LearningSubmission, Member, Task } from '../typ
 import { Badge } from '../ui/Badge.tsx'
 import { SelectField } from '../ui/form.tsx'
 import { Empty, ErrorNotice, Loading } from '../ui/Notice.tsx'
+import { HandedInFiles } from '../ui/FilesPicker.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { Time, formatDateTime } from '../ui/time.tsx'
 import { allTasks } from '../workspace/sections.tsx'
@@ -181,6 +182,7 @@ function Attempts({ attempts, task, courseId, who }: { attempts: LearningSubmiss
                   {s.status === 'GRADED' && <Badge tone="ok">{t('grading.graded', { score: formatNumber(s.score, 2) })}</Badge>}
                 </p>
                 {s.content && <RichText html={s.content} />}
+                <HandedInFiles files={s.files} />
                 {s.answers && (
                   <ol className="answers">
                     {task.questions.map((q) => {
@@ -224,6 +226,7 @@ function SubmissionGrading({ s, attempts, task, courseId, who }: { s: LearningSu
       </p>
       {s.autoScore != null && <p className="meta">{t('grading.autoScore', { score: formatNumber(s.autoScore, 2) })}</p>}
       {s.content && <RichText html={s.content} />}
+      <HandedInFiles files={s.files} />
       <QuestionGradeForm s={s} task={task} who={who} save={(b) => grade.mutate(b)} pending={grade.isPending} error={grade.error} saved={grade.isSuccess} />
     </div>
   )

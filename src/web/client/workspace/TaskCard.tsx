@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useRef, useState, type FormEvent, type ReactNode } from 'react'
 import { Link } from 'react-router'
-import { api, API_BASE } from '../api.ts'
+import { api, API_BASE, ApiError, isStatus, upload } from '../api.ts'
 import { formatDateTime, formatRelative } from '../i18n/format.ts'
 import { translate, useT } from '../i18n/index.ts'
 import { keys, useResources, useTaskSubmissions } from '../queries.ts'
@@ -10,11 +10,12 @@ import { Badge } from '../ui/Badge.tsx'
 import { CopyButton } from '../ui/CopyButton.tsx'
 import { Failure } from '../ui/Failure.tsx'
 import { FilePreview } from '../ui/FilePreview.tsx'
+import { FilesPicker, HandedInFiles } from '../ui/FilesPicker.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { Skeleton } from '../ui/Skeleton.tsx'
-import { formatScore, Time } from '../ui/time.tsx'
+import { formatBytes, formatScore, Time } from '../ui/time.tsx'
 import { useDraft, useDraftStorageKey, writeDraft } from '../ui/useDraft.ts'
 import { isSubmittable, myExperimentsKey, useNow } from './data.ts'
 import { useTaskDisclosure } from './focus.tsx'
@@ -252,6 +253,7 @@ export function SubmissionSummary({ submission: s, questions, attempts }: { subm
           <RichText html={s.content} />
         </div>
       )}
+      <HandedInFiles files={s.files} />
     </div>
   )
 }
@@ -302,6 +304,57 @@ function attemptKey(): string {
 
 type SubmitBody = { answers: Answer[] } | { content: string }
 
+/** The hand-in as multipart/form-data (issue 29.7): the answer next to the files. */
+function handInForm(body: SubmitBody, files: File[]): FormData {
+  const form = new FormData()
+  if ('answers' in body) form.set('answers', JSON.stringify(body.answers))
+  else if (body.content.trim()) form.set('content', body.content)
+  for (const f of files) form.append('files', f)
+  return form
+}
+
+/** Homework takes files: a picker under the answer, and what goes wrong with them in the reader's words. */
+function useHandInFiles(task: Task, onChange: () => void) {
+  const [files, setFiles] = useState<File[]>([])
+  const [problem, setProblem] = useState<string>()
+  return {
+    enabled: task.taskKind === 'HOMEWORK',
+    files,
+    problem,
+    set(next: File[], why?: string) {
+      onChange()
+      setFiles(next)
+      setProblem(why)
+    },
+    clear() {
+      setFiles([])
+      setProblem(undefined)
+    },
+  }
+}
+
+/** A 413 names the server's limit: said with it, in the reader's language. */
+function filesError(error: unknown): string | undefined {
+  if (!isStatus(error, 413)) return undefined
+  const limit = Number(((error as ApiError).data as { limitBytes?: number } | null)?.limitBytes)
+  return translate('shell:files.tooLarge', { limit: Number.isFinite(limit) && limit > 0 ? formatBytes(limit) : '—' })
+}
+
+function HandInFiles({ picker, pending, progress }: { picker: ReturnType<typeof useHandInFiles>; pending: boolean; progress: number | null }) {
+  const { t } = useT(WORKSPACE)
+  if (!picker.enabled) return null
+  return (
+    <>
+      <FilesPicker label={t('answer.files')} files={picker.files} onChange={(f, why) => picker.set(f, why)} error={picker.problem} disabled={pending} />
+      {progress != null && (
+        <p className="meta" role="status">
+          {t('answer.uploading', { percent: Math.round(progress * 100) })}
+        </p>
+      )}
+    </>
+  )
+}
+
 /**
  * One click, one submission (issue 29.4): a second submit while one is on its way is ignored
  * (a ref, not state: a double click lands before React re-renders the disabled button), and each
@@ -313,9 +366,15 @@ function useSubmit(task: Task, courseId: string) {
   const queryClient = useQueryClient()
   const attempt = useRef<string | null>(null)
   const sending = useRef(false)
+  const [progress, setProgress] = useState<number | null>(null)
   const mutation = useMutation({
-    mutationFn: ({ body, key }: { body: SubmitBody; key: string }) =>
-      api<LearningSubmission>('POST', `/courses/${courseId}/learning/tasks/${task.id}/submissions`, body, { headers: { 'idempotency-key': key } }),
+    mutationFn: ({ body, files, key }: { body: SubmitBody; files: File[]; key: string }) => {
+      const path = `/courses/${courseId}/learning/tasks/${task.id}/submissions`
+      // With files: the same hand-in as multipart, with the same Idempotency-Key rule.
+      return files.length
+        ? upload<LearningSubmission>(path, handInForm(body, files), setProgress, { 'idempotency-key': key })
+        : api<LearningSubmission>('POST', path, body, { headers: { 'idempotency-key': key } })
+    },
     onSuccess: (s) => {
       attempt.current = null
       queryClient.setQueryData<LearningSubmission[]>(keys.taskSubmissions(courseId, task.id), (old) => [s, ...(old ?? []).filter((x) => x.id !== s.id)])
@@ -325,18 +384,19 @@ function useSubmit(task: Task, courseId: string) {
     },
     onSettled: () => {
       sending.current = false
+      setProgress(null)
     },
   })
-  function send(body: SubmitBody, onDone: (s: LearningSubmission) => void) {
+  function send(body: SubmitBody, onDone: (s: LearningSubmission) => void, files: File[] = []) {
     if (sending.current) return
     sending.current = true
     attempt.current ??= attemptKey()
-    mutation.mutate({ body, key: attempt.current }, { onSuccess: onDone })
+    mutation.mutate({ body, files, key: attempt.current }, { onSuccess: onDone })
   }
   const changed = () => {
     attempt.current = null
   }
-  return { send, changed, isPending: mutation.isPending, error: mutation.error }
+  return { send, changed, progress, isPending: mutation.isPending, error: mutation.error }
 }
 
 type QuizAnswers = Record<string, { selected: number[]; text: string }>
@@ -347,6 +407,7 @@ function QuizForm({ task, courseId, again, onDone }: { task: Task; courseId: str
   const [answers, setAnswers, clearDraft] = useDraft<QuizAnswers>(`task:${task.id}:answers`, {})
   const [missing, setMissing] = useState<string[]>([])
   const submit = useSubmit(task, courseId)
+  const picker = useHandInFiles(task, submit.changed)
   const val = (id: string) => answers[id] ?? { selected: [], text: '' }
   const update = (id: string, v: Partial<{ selected: number[]; text: string }>) => {
     submit.changed()
@@ -366,8 +427,10 @@ function QuizForm({ task, courseId, again, onDone }: { task: Task; courseId: str
       },
       (s) => {
         clearDraft()
+        picker.clear()
         onDone(s)
       },
+      picker.files,
     )
   }
 
@@ -418,7 +481,8 @@ function QuizForm({ task, courseId, again, onDone }: { task: Task; courseId: str
           )}
         </fieldset>
       ))}
-      {submit.error && <ErrorNotice error={submit.error} />}
+      <HandInFiles picker={picker} pending={submit.isPending} progress={submit.progress} />
+      {submit.error && (filesError(submit.error) ? <p className="notice notice-error" role="alert">{filesError(submit.error)}</p> : <ErrorNotice error={submit.error} />)}
       <button type="submit" className="btn btn-primary" disabled={submit.isPending}>
         {submit.isPending ? t('quiz.submitting') : again ? t('answer.submitAgain') : t('quiz.submit')}
       </button>
@@ -431,18 +495,25 @@ function TextAnswerForm({ task, courseId, again, onDone }: { task: Task; courseI
   const [content, setContent] = useState('')
   const [error, setError] = useState<string>()
   const submit = useSubmit(task, courseId)
+  const picker = useHandInFiles(task, submit.changed)
   const draftKey = `task:${task.id}:content`
   const draftStorage = useDraftStorageKey(draftKey)
   function onSubmit(e: FormEvent) {
     e.preventDefault()
-    if (!content.trim()) return setError(t('answer.required'))
+    // With files, the text is optional (a photographed page is the answer).
+    if (!content.trim() && !picker.files.length) return setError(picker.enabled ? t('answer.requiredOrFile') : t('answer.required'))
     setError(undefined)
-    submit.send({ content }, (s) => {
-      // The form closes now, so the editor never sees the reset: drop the draft here.
-      writeDraft(draftStorage, undefined)
-      setContent('')
-      onDone(s)
-    })
+    submit.send(
+      { content },
+      (s) => {
+        // The form closes now, so the editor never sees the reset: drop the draft here.
+        writeDraft(draftStorage, undefined)
+        setContent('')
+        picker.clear()
+        onDone(s)
+      },
+      picker.files,
+    )
   }
   return (
     <form className="answer-form" onSubmit={onSubmit} noValidate>
@@ -456,7 +527,8 @@ function TextAnswerForm({ task, courseId, again, onDone }: { task: Task; courseI
         error={error}
         draftKey={draftKey}
       />
-      {submit.error && <ErrorNotice error={submit.error} />}
+      <HandInFiles picker={picker} pending={submit.isPending} progress={submit.progress} />
+      {submit.error && (filesError(submit.error) ? <p className="notice notice-error" role="alert">{filesError(submit.error)}</p> : <ErrorNotice error={submit.error} />)}
       <button type="submit" className="btn btn-primary" disabled={submit.isPending}>
         {submit.isPending ? t('answer.handingIn') : again ? t('answer.handInAgain') : t('answer.handIn')}
       </button>

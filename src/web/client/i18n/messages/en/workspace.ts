@@ -95,6 +95,9 @@ export default {
     yourAnswer: 'Your answer',
   },
   answer: {
+    requiredOrFile: 'Write your answer or attach a file before handing it in.',
+    files: 'Files (optional)',
+    uploading: 'Uploading… {{percent}}%',
     submitAgain: 'Submit again',
     required: 'Write your answer before handing it in.',
     handIn: 'Hand in',

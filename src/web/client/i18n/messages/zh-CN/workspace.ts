@@ -98,6 +98,9 @@ const zh: Catalogue<typeof en> = {
     yourAnswer: '你的答案',
   },
   answer: {
+    requiredOrFile: '请先填写答案或附上文件，再提交。',
+    files: '文件（可选）',
+    uploading: '正在上传… {{percent}}%',
     submitAgain: '重新提交',
     required: '先写好答案再提交。',
     handIn: '提交',
