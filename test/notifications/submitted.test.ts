@@ -80,6 +80,24 @@ describe('teachers are told of submissions', () => {
     expect(after[0].content).toBe('Bob handed in "Quiz one" in Fixture course.')
   })
 
+  test('a hand-in with files (multipart) tells them too, once, also when replayed', async () => {
+    const before = (await submitted(w.teacher)).length
+    const form = () => {
+      const f = new FormData()
+      f.append('content', '<p>My essay, with a photo of the draft</p>')
+      f.append('files', new File(['photo bytes'], 'draft.jpg', { type: 'image/jpeg' }))
+      return f
+    }
+    const key = crypto.randomUUID()
+    const first = await w.api.post(`${w.base}/tasks/${essay.id}/submissions`, { token: w.student.token, form: form(), headers: { 'idempotency-key': key } })
+    expect([first.status, first.code, first.data.files.length]).toEqual([201, 0, 1])
+    const replay = await w.api.post(`${w.base}/tasks/${essay.id}/submissions`, { token: w.student.token, form: form(), headers: { 'idempotency-key': key } })
+    expect([replay.status, replay.data.id]).toEqual([200, first.data.id])
+    const owner = await submitted(w.teacher)
+    expect(owner).toHaveLength(before + 1)
+    expect(owner[0]).toMatchObject({ title: 'New submission: Essay', actionPath: `/courses/${w.course.id}?taskId=${essay.id}` })
+  })
+
   test('a late sheet says so; a refused sheet (400) tells nobody', async () => {
     const before = (await submitted(w.teacher)).length
     const bad = await w.api.post(`${w.base}/tasks/${essay.id}/submissions`, { token: w.student.token, json: { content: '<script></script>' } })
