@@ -98,6 +98,31 @@ describe('teachers are told of submissions', () => {
     expect(owner[0]).toMatchObject({ title: 'New submission: Essay', actionPath: `/courses/${w.course.id}?taskId=${essay.id}` })
   })
 
+  test('an experiment report tells them too, linking to its grading; a refused upload tells nobody', async () => {
+    const lab = await w.api.post(`/courses/${w.course.id}/experiments`, { token: w.teacher.token, json: { title: 'Lab one', description: '', dueAt: '2031-06-01T00:00:00Z' } })
+    expect(lab.status).toBe(201)
+    const before = { owner: (await submitted(w.teacher)).length, co: (await submitted(coTeacher)).length }
+    const report = () => {
+      const f = new FormData()
+      f.append('file', new File(['measurements'], 'report.txt', { type: 'text/plain' }))
+      return f
+    }
+    const r = await w.api.post(`/experiments/${lab.data.id}/submissions`, { token: w.student.token, form: report() })
+    expect([r.status, r.code]).toEqual([201, 0])
+    const owner = await submitted(w.teacher)
+    expect(owner).toHaveLength(before.owner + 1)
+    expect(await submitted(coTeacher)).toHaveLength(before.co + 1)
+    expect(owner[0]).toMatchObject({
+      title: 'New submission: Lab one',
+      content: 'Alice handed in "Lab one" in Fixture course.',
+      actionPath: `/courses/${w.course.id}/manage?tab=grading&experimentId=${lab.data.id}&student=${w.student.id}`,
+    })
+    // The teacher cannot submit (403): nobody is told.
+    expect((await w.api.post(`/experiments/${lab.data.id}/submissions`, { token: w.teacher.token, form: report() })).status).toBe(403)
+    expect(await submitted(w.teacher)).toHaveLength(before.owner + 1)
+    expect(await submitted(w.student)).toHaveLength(0)
+  })
+
   test('a late sheet says so; a refused sheet (400) tells nobody', async () => {
     const before = (await submitted(w.teacher)).length
     const bad = await w.api.post(`${w.base}/tasks/${essay.id}/submissions`, { token: w.student.token, json: { content: '<script></script>' } })

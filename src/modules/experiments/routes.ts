@@ -115,17 +115,19 @@ export function experimentRoutes(deps: Deps) {
       '/experiments/:experimentId/submissions',
       async ({ user, params, request, set }) => {
         // Permission first: a refused caller's upload is never read or stored.
-        const experiment = await service.experimentForSubmission(sql, params.experimentId, user)
+        const { experiment, course } = await service.experimentForSubmission(sql, params.experimentId, user)
         const upload = { maxUploadBytes: config.maxUploadBytes, storage, fileFields: ['file', 'files'], repeatable: ['files'] }
         const submission = await withUpload(request, upload, async ({ fields, files }) => {
           const form = parseForm(SubmissionForm, { ...fields, files: files.files } as unknown as FormFields)
           return service.submit(sql, storage, {
             experiment,
+            course,
             student: user,
             files: [...(form.file ? [form.file] : []), ...(form.files ?? [])],
             note: form.note,
             maxUploadBytes: config.maxUploadBytes,
             now: clock.now(),
+            channels: channelsOn(deps),
           })
         })
         set.status = 201

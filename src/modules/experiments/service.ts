@@ -129,20 +129,22 @@ export async function experimentAccess(sql: Sql, experimentId: string, user: Cur
 export async function experimentForSubmission(sql: Sql, experimentId: string, user: CurrentUser) {
   const access = await experimentAccess(sql, experimentId, user, { write: true })
   if (access.course.as !== 'STUDENT') throw forbidden('Only students of this course can submit to an experiment.')
-  return access.experiment
+  return access
 }
 
 export async function submit(
   sql: Sql,
   storage: FileStorage,
   args: {
-    experiment: { id: string; course_id: string; due_at: Date }
+    experiment: { id: string; course_id: string; title: string; due_at: Date }
+    course: CourseAccess
     student: CurrentUser
     /** One or more files (the single-file form sends one). */
     files: UploadedFile[]
     note: string | undefined
     maxUploadBytes: number
     now: Date
+    channels: readonly Channel[]
   },
 ) {
   if (!args.files.length) throw invalidField('file', 'a file is required')
@@ -164,6 +166,26 @@ export async function submit(
         now: args.now,
       })
       await insertFiles(tx, 'experiment', id, rest, 2)
+      // The report and its notification to the course's teachers commit together (issue 29.10).
+      await notify(
+        tx,
+        { courseTeachers: args.course.id },
+        {
+          actionPath: `/courses/${args.course.id}/manage?tab=grading&experimentId=${args.experiment.id}&student=${args.student.id}`,
+          params: {
+            kind: 'SUBMISSION_RECEIVED',
+            subject: 'EXPERIMENT',
+            courseId: args.course.id,
+            courseTitle: args.course.title,
+            taskId: args.experiment.id,
+            title: args.experiment.title,
+            submissionId: id,
+            student: inserted.student_display_name,
+            late: inserted.late,
+          },
+        },
+        { now: args.now, channels: args.channels },
+      )
       return inserted
     })
     return (await withFiles(sql, [row]))[0]!
