@@ -75,6 +75,29 @@ describe.each(BACKENDS)('the submissions zip (%s storage)', (backend) => {
     expect(lines.indexOf(row(first!))).toBeLessThan(lines.indexOf(row(second!)))
   })
 
+  test('every file of a submission with several (issue 29.7), a repeated name numbered; the CSV lists them', async () => {
+    const e = await api.post(`/courses/${courseId}/experiments`, {
+      token: teacher.token,
+      json: { title: 'Photos', description: '<p>x</p>', dueAt: new Date(Date.now() + 86400_000).toISOString() },
+    })
+    const form = new FormData()
+    form.append('files', new File(['first photo'], 'IMG.jpg', { type: 'image/jpeg' }))
+    form.append('files', new File(['second photo'], 'IMG.jpg', { type: 'image/jpeg' }))
+    form.append('files', new File(['the table'], 'table.csv', { type: 'text/csv' }))
+    const sub = await api.post(`/experiments/${e.data.id}/submissions`, { token: cyd.token, form })
+    expect(sub.status).toBe(201)
+    const res = await ctx.app.handle(
+      new Request(`http://localhost/api/v1/courses/${courseId}/experiments/${e.data.id}/submissions.zip`, { headers: { authorization: `Bearer ${teacher.token}` } }),
+    )
+    expect(res.status).toBe(200)
+    const files = unzipSync(new Uint8Array(await res.arrayBuffer()))
+    const names = [`${cyd.username}/IMG.jpg`, `${cyd.username}/IMG (2).jpg`, `${cyd.username}/table.csv`]
+    expect(Object.keys(files).sort()).toEqual([...names, 'submissions.csv'].sort())
+    expect(names.map((n) => strFromU8(files[n]!))).toEqual(['first photo', 'second photo', 'the table'])
+    const csv = strFromU8(files['submissions.csv']!).replace(/^\uFEFF/, '').trimEnd().split('\r\n')
+    expect(csv[1]!.endsWith(`,${names.join('; ')}`)).toBe(true)
+  })
+
   test('an experiment without submissions gives a zip with only the CSV header', async () => {
     const e = await api.post(`/courses/${courseId}/experiments`, {
       token: teacher.token,

@@ -111,6 +111,8 @@ export interface NewestSubmissionRow {
   submitted_at: Date
   late: boolean
   score: string | null
+  /** The submission's further files (positions 2…, submission_files), in order. */
+  more: { storage_key: string; file_name: string; file_size: string }[]
 }
 
 /** The experiment of the course, or null (an experiment of another course is unknown here). */
@@ -126,10 +128,13 @@ export async function experimentOfCourse(sql: Sql, courseId: string, experimentI
  */
 export async function newestSubmissions(sql: Sql, courseId: string, experimentId: string) {
   return sql<NewestSubmissionRow[]>`
-    select m.username, m.display_name, s.storage_key, s.file_name, s.file_size, s.submitted_at, s.late, s.score
+    select m.username, m.display_name, s.storage_key, s.file_name, s.file_size, s.submitted_at, s.late, s.score,
+           coalesce((select json_agg(json_build_object('storage_key', f.storage_key, 'file_name', f.file_name, 'file_size', f.file_size::text)
+                                     order by f.position)
+                       from submission_files f where f.experiment_submission_id = s.id), '[]') as more
       from course_members m
       cross join lateral (
-        select s.storage_key, s.file_name, s.file_size, s.submitted_at, s.late, s.score
+        select s.id, s.storage_key, s.file_name, s.file_size, s.submitted_at, s.late, s.score
           from experiment_submissions s
          where s.experiment_id = ${experimentId} and s.student_id = m.user_id
          order by s.submitted_at desc, s.id desc

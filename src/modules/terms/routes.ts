@@ -57,8 +57,9 @@ export function termRoutes(deps: Deps) {
           tags: ['Experiments'],
           summary: "Download every student's newest submission as one zip (course teacher)",
           description:
-            "Streamed `application/zip`: each current student's newest file as `{username}/{cleaned original name}`, plus " +
-            '`submissions.csv` (username, display name, submitted at, late, score, file name; UTF-8 with BOM, formula-safe). ' +
+            "Streamed `application/zip`: every file of each current student's newest submission as `{username}/{cleaned original name}` " +
+            '(a name repeated within one submission gets ` (2)`, ` (3)`… before its extension), plus ' +
+            '`submissions.csv` (username, display name, submitted at, late, score, file names separated by `; `; UTF-8 with BOM, formula-safe). ' +
             'Server memory stays bounded whatever the total size. An experiment of another course is 404.',
           responses: {
             200: { description: 'The zip file, as an attachment.', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } },

@@ -13,7 +13,29 @@ export function zipSegment(raw: string): string {
   return /^\.*$/.test(cleaned) ? `_${cleaned}` : cleaned
 }
 
-const entryName = (r: NewestSubmissionRow) => `${zipSegment(r.username)}/${zipSegment(r.file_name)}`
+interface Entry {
+  name: string
+  storage_key: string
+  file_size: string
+}
+
+/**
+ * A submission's files as `{username}/{cleaned name}`, in order (the first file, then the further
+ * ones); a name the student already used gets ` (2)`, ` (3)`… before its extension.
+ */
+function entriesOf(r: NewestSubmissionRow): Entry[] {
+  const taken = new Set<string>()
+  return [r, ...r.more].map((f) => {
+    const base = zipSegment(f.file_name)
+    let name = base
+    for (let n = 2; taken.has(name); n++) {
+      const dot = base.lastIndexOf('.')
+      name = dot > 0 ? `${base.slice(0, dot)} (${n})${base.slice(dot)}` : `${base} (${n})`
+    }
+    taken.add(name)
+    return { name: `${zipSegment(r.username)}/${name}`, storage_key: f.storage_key, file_size: f.file_size }
+  })
+}
 
 export function archiveFileName(experimentTitle: string, now: Date) {
   const title = experimentTitle.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').trim().slice(0, 100) || 'experiment'
@@ -43,7 +65,7 @@ function chunksOf(file: Blob): ReadableStream<Uint8Array> {
 }
 
 /**
- * Every student's newest file of the experiment as `{username}/{cleaned name}`, plus
+ * Every student's newest submission of the experiment, each of its files as `{username}/{cleaned name}`, plus
  * `submissions.csv`, as a zip stream (client-zip, stored entries: submissions are mostly
  * compressed formats already). The rows (a few hundred bytes per student) are read first; each
  * file is opened only when the zip reaches it and streamed through, so memory holds one chunk
@@ -56,14 +78,25 @@ export async function submissionsZip(sql: Sql, storage: FileStorage, courseId: s
   const rows = [...(await newestSubmissions(sql, courseId, experimentId))]
   const csv = toCsv([
     ['Username', 'Display name', 'Submitted at', 'Late', 'Score', 'File name'],
-    ...rows.map((r) => [r.username, r.display_name, iso(r.submitted_at), r.late ? 'yes' : 'no', r.score === null ? null : Number(r.score), entryName(r)]),
+    ...rows.map((r) => [
+      r.username,
+      r.display_name,
+      iso(r.submitted_at),
+      r.late ? 'yes' : 'no',
+      r.score === null ? null : Number(r.score),
+      entriesOf(r)
+        .map((e) => e.name)
+        .join('; '),
+    ]),
   ])
   async function* entries() {
     yield { name: 'submissions.csv', input: csv, lastModified: now }
     for (const r of rows) {
-      const body = await storage.open(r.storage_key)
-      if (!body) continue
-      yield { name: entryName(r), input: body instanceof Blob ? chunksOf(body) : body, lastModified: r.submitted_at, size: Number(r.file_size) }
+      for (const e of entriesOf(r)) {
+        const body = await storage.open(e.storage_key)
+        if (!body) continue
+        yield { name: e.name, input: body instanceof Blob ? chunksOf(body) : body, lastModified: r.submitted_at, size: Number(e.file_size) }
+      }
     }
   }
   return { fileName: archiveFileName(experiment.title, now), body: makeZip(entries()) }
