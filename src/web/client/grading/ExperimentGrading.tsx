@@ -1,37 +1,20 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useMemo } from 'react'
 import { api, API_BASE } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { NS } from '../manage/messages.ts'
 import { keys, useExperimentSubmissions, useExperiments, useMembers } from '../queries.ts'
-import type { ExperimentSubmission, Member } from '../types.ts'
+import type { ExperimentSubmission } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
 import { FilePreview } from '../ui/FilePreview.tsx'
-import { Empty, ErrorNotice, Loading } from '../ui/Notice.tsx'
+import { Empty } from '../ui/Notice.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { formatBytes, formatDateTime, formatScore, Time } from '../ui/time.tsx'
 import { isPastDue, useSecondNow } from '../teaching/clock.ts'
 import { GradeForm } from './GradeForm.tsx'
+import { useGradingRoster } from './roster.tsx'
 import { StudentStepper, type StepperEntry } from './StudentStepper.tsx'
 
 export const submissionFileUrl = (s: { id: string; fileUrl?: string | null }) => s.fileUrl ?? `${API_BASE}/submissions/${s.id}/file`
-
-interface Row {
-  member: Member
-  /** Newest first; empty when the student has not submitted. */
-  attempts: ExperimentSubmission[]
-}
-
-/** Every student of the course: submitted (newest first), then not submitted (by name). */
-function roster(members: Member[], subs: ExperimentSubmission[]): Row[] {
-  const byStudent = new Map<string, ExperimentSubmission[]>()
-  for (const s of subs) byStudent.set(s.student.id, [...(byStudent.get(s.student.id) ?? []), s])
-  const rows = members.filter((m) => m.role === 'STUDENT').map((member) => ({ member, attempts: byStudent.get(member.userId) ?? [] }))
-  const name = (m: Member) => m.displayName || m.username
-  const submitted = rows.filter((r) => r.attempts.length).sort((a, b) => b.attempts[0]!.submittedAt.localeCompare(a.attempts[0]!.submittedAt))
-  const missing = rows.filter((r) => !r.attempts.length).sort((a, b) => name(a.member).localeCompare(name(b.member)))
-  return [...submitted, ...missing]
-}
 
 /**
  * An experiment graded one student at a time (issue 29.8), as quizzes are: the roster with
@@ -44,21 +27,9 @@ export function ExperimentGrading({ experimentId, courseId }: { experimentId: st
   const members = useMembers(courseId)
   const experiments = useExperiments(courseId)
   const dueAt = experiments.data?.find((e) => e.id === experimentId)?.dueAt ?? null
-  const rows = useMemo(() => (subs.data && members.data ? roster(members.data, subs.data) : []), [subs.data, members.data])
   const now = useSecondNow()
-
-  if (subs.isPending || members.isPending) return <Loading label={t('grading.loading')} />
-  if (subs.error || members.error)
-    return (
-      <ErrorNotice
-        error={subs.error ?? members.error}
-        onRetry={() => {
-          void subs.refetch()
-          void members.refetch()
-        }}
-      />
-    )
-  if (!rows.length) return <Empty>{t('grading.noStudents')}</Empty>
+  const { gate, rows } = useGradingRoster(subs, members)
+  if (gate) return gate
 
   const byId = new Map(rows.map((r) => [r.member.userId, r]))
   const entries: StepperEntry[] = rows.map(({ member, attempts }) => {

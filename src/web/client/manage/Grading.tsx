@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useMemo } from 'react'
 import { useSearchParams } from 'react-router'
 import { api } from '../api.ts'
 import { ExperimentGrading } from '../grading/ExperimentGrading.tsx'
 import { DownloadAllLink } from '../terms/Terms.tsx'
 import { QuestionGradeForm } from '../grading/QuestionGradeForm.tsx'
+import { useGradingRoster } from '../grading/roster.tsx'
 import { StudentStepper, type StepperEntry } from '../grading/StudentStepper.tsx'
 import { formatNumber } from '../i18n/format.ts'
 import { useT } from '../i18n/index.ts'
@@ -12,7 +12,7 @@ import { keys, useExperiments, useLearning, useMembers, useTaskSubmissions } fro
 import type { LearningGradeBody, LearningSubmission, Member, Task } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
 import { SelectField } from '../ui/form.tsx'
-import { Empty, ErrorNotice, Loading } from '../ui/Notice.tsx'
+import { Empty, ErrorNotice } from '../ui/Notice.tsx'
 import { HandedInFiles } from '../ui/FilesPicker.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { Time, formatDateTime } from '../ui/time.tsx'
@@ -81,44 +81,12 @@ export function GradingTab({ course }: TabProps) {
   )
 }
 
-interface RosterEntry {
-  member: Member
-  /** Newest first; empty when the student has not submitted. */
-  attempts: LearningSubmission[]
-}
-
-/** Every student of the course: submitted (newest first), then not submitted (by name). */
-function roster(members: Member[], subs: LearningSubmission[]): RosterEntry[] {
-  const byStudent = new Map<string, LearningSubmission[]>()
-  for (const s of [...subs].sort((a, b) => b.submittedAt.localeCompare(a.submittedAt))) {
-    const list = byStudent.get(s.student.id) ?? []
-    list.push(s)
-    byStudent.set(s.student.id, list)
-  }
-  const entries = members.filter((m) => m.role === 'STUDENT').map((member) => ({ member, attempts: byStudent.get(member.userId) ?? [] }))
-  const submitted = entries.filter((e) => e.attempts.length).sort((a, b) => b.attempts[0]!.submittedAt.localeCompare(a.attempts[0]!.submittedAt))
-  const missing = entries.filter((e) => !e.attempts.length).sort((a, b) => (a.member.displayName || a.member.username).localeCompare(b.member.displayName || b.member.username))
-  return [...submitted, ...missing]
-}
-
 function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
   const { t } = useT(NS)
   const subs = useTaskSubmissions(courseId, task.id)
   const members = useMembers(courseId)
-  const entries = useMemo(() => (subs.data && members.data ? roster(members.data, subs.data) : []), [subs.data, members.data])
-
-  if (subs.isPending || members.isPending) return <Loading label={t('grading.loading')} />
-  if (subs.error || members.error)
-    return (
-      <ErrorNotice
-        error={subs.error ?? members.error}
-        onRetry={() => {
-          void subs.refetch()
-          void members.refetch()
-        }}
-      />
-    )
-  if (!entries.length) return <Empty>{t('grading.noStudents')}</Empty>
+  const { gate, rows: entries } = useGradingRoster(subs, members)
+  if (gate) return gate
 
   const submitted = entries.filter((e) => e.attempts.length)
   const counts = {
