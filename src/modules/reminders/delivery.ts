@@ -74,8 +74,14 @@ export async function deliverDue(tx: TxSql, now: Date, limit: number, channels: 
     tx,
     {
       ctes,
-      source: tx`select j.target_user_id as user_id, t.params, t.action_path, j.id as event_id
-                   from judged j join tasks t on t.id = j.task_id
+      // The params once per (task, trigger) of the batch, not per event (OFFSET 0: computed in
+      // the subquery, then joined, instead of per joined row).
+      source: tx`select j.target_user_id as user_id, k.params, k.action_path, j.id as event_id
+                   from judged j
+                   join (select t.id, tr.trigger_type, t.action_path, t.params || jsonb_build_object('trigger', tr.trigger_type) as params
+                           from tasks t cross join unnest(array['START', 'BEFORE_DUE_24H', 'DUE']) as tr (trigger_type)
+                         offset 0) k
+                     on k.id = j.task_id and k.trigger_type = j.trigger_type
                   where j.deliver`,
       summary: tx`jsonb_build_object('claimed', (select count(*) from marked), 'canceled', (select count(*) from judged where not deliver))`,
     },
