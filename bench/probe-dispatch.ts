@@ -1,6 +1,7 @@
 // Targeted dispatch timing on a seeded campus copy (not part of bun test): the bench's set-up (seedDueEvents),
 // dispatch with N dispatchers, bookkeeping check, restore. PROBE_BATCH, PROBE_EVENTS, PROBE_DISPATCHERS, PROBE_REPEAT.
 import { readFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import postgres from 'postgres'
 import type { Sql } from '../src/db/connect.ts'
 import { emailChannel } from '../src/modules/email/channel.ts'
@@ -20,7 +21,36 @@ const repeat = Number(process.env.PROBE_REPEAT ?? 2)
 const channels = process.env.PROBE_EMAIL === '1' ? [emailChannel] : []
 const workers = process.env.PROBE_WORKERS ? Number(process.env.PROBE_WORKERS) : undefined
 
-const setupDue = (count: number) => seedDueEvents(admin, now, count)
+/**
+ * PROBE_MOOC=1 (issue 26's row, the mooc shape): one homework of the course "MOOC", opened a minute
+ * ago and due in a week, with a START event for each of its first `count` students; nobody has
+ * submitted it, so every event is sent (10 % of the learners want it by e-mail: PROBE_EMAIL=1).
+ */
+async function seedMoocStart(count: number) {
+  const t = now()
+  await admin.begin(async (tx) => {
+    const [task] = await tx<{ id: string }[]>`
+      insert into learning_tasks (id, point_id, course_id, title, task_kind, task_type, material_type, content,
+                                  start_at, due_at, sort_order, created_at)
+      select gen_uuid_v7(), kp.id, kp.course_id, 'Dispatch benchmark homework', 'HOMEWORK', 'MEDIA', 'TEXT', '<p>Open now.</p>',
+             ${t}::timestamptz - interval '1 minute', ${t}::timestamptz + interval '7 days', 100, ${t}
+        from knowledge_points kp join learning_units lu on lu.id = kp.unit_id join courses c on c.id = kp.course_id
+       where c.title = 'MOOC' and lu.sort_order = 1 and kp.sort_order = 1
+      returning id`
+    if (!task) throw new Error('no MOOC course: seed with BENCH_SHAPE=mooc')
+    await tx`
+      insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
+      select gen_uuid_v7(), ${task.id}, m.user_id, 'START', ${t}::timestamptz - interval '1 minute', ${t}
+        from (select m.user_id from learning_tasks t join course_members m on m.course_id = t.course_id
+               where t.id = ${task.id} order by m.user_id limit ${count}) m`
+  })
+  await admin`analyze homework_reminder_events`
+  const [due] = await admin<{ n: number }[]>`
+    select count(*)::int as n from homework_reminder_events where scheduled_at <= ${now()} and sent_at is null and not canceled`
+  return due!.n
+}
+
+const setupDue = (count: number) => (process.env.PROBE_MOOC === '1' ? seedMoocStart(count) : seedDueEvents(admin, now, count))
 
 await restore(admin, anchor)
 if (process.env.PROBE_SETUP_ONLY) {
@@ -61,8 +91,16 @@ for (let r = 0; r < repeat; r++) {
               where c.user_id in (select target_user_id from homework_reminder_events where created_at > ${anchor})
                 and (x.t is distinct from c.total or x.r is distinct from c.unread or x.m is distinct from c.unread_reminders)) as counters_ok`
   const [outbox] = await admin<{ n: number }[]>`select count(*)::int as n from email_outbox where created_at > ${anchor}`
-  if (process.env.PROBE_EMAIL === '1') console.log(`  outbox rows ${outbox!.n}`)
-  console.log(`run ${r + 1}: due ${due}, ${dispatchers} dispatcher(s), batch ${batch ?? 'default'}, workers ${workers ?? 'default'}: sent ${sent} + canceled ${canceled} in ${seconds.toFixed(2)} s = ${((sent + canceled) / seconds).toFixed(0)} events/s; CPU backend ${backendMs} ms + bun ${bunMs.toFixed(0)} ms = ${(((sent + canceled) / (backendMs + bunMs)) * 1000).toFixed(0)} events per CPU-second; notifications ${n!.notifications}, left ${n!.left}, dup ${n!.dup}, counters ok ${n!.counters_ok}`)
+  if (process.env.PROBE_EMAIL === '1') {
+    // Every delivered reminder whose owner has a verified address and wants reminders by e-mail (default: on).
+    const [want] = await admin<{ n: number }[]>`
+      select count(*)::int as n from notifications n join users u on u.id = n.user_id and u.email_verified
+       where n.delivered_at > ${anchor} and n.notification_type = 'HOMEWORK_REMINDER'
+         and coalesce((select p.enabled from notification_channel_preferences p
+                        where p.user_id = n.user_id and p.channel = 'email' and p.notification_type = n.notification_type), true)`
+    console.log(`  outbox rows ${outbox!.n} (expected ${want!.n})${outbox!.n === want!.n ? '' : ' OUTBOX OFF'}`)
+  }
+  console.log(`run ${r + 1}: due ${due}, ${dispatchers} dispatcher(s), batch ${batch ?? 'default'}, workers ${workers ?? 'default'}: sent ${sent} + canceled ${canceled} in ${seconds.toFixed(2)} s = ${((sent + canceled) / seconds).toFixed(0)} events/s; CPU backend ${backendMs} ms + bun ${bunMs.toFixed(0)} ms = ${(((sent + canceled) / (backendMs + bunMs)) * 1000).toFixed(0)} events per CPU-second; notifications ${n!.notifications}, left ${n!.left}, dup ${n!.dup}, counters ok ${n!.counters_ok}; load ${loadavg()[0]!.toFixed(2)}`)
   if (n!.left !== 0 || n!.notifications !== sent || sent + canceled !== due || n!.dup !== 0 || !n!.counters_ok) console.log('  BOOKKEEPING OFF')
     await admin`delete from email_outbox where created_at > ${anchor}`
   await restore(admin, anchor)

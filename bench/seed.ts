@@ -15,6 +15,7 @@ import postgres from 'postgres'
 import type { Sql, TxSql } from '../src/db/connect.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { randomInviteCode } from '../src/modules/courses/invite-code.ts'
+import { TYPE_NAMES } from '../src/modules/notifications/types.ts'
 
 export const SEED_VERSION = 3
 export const BENCH_PASSWORD = 'bench-password-1'
@@ -468,9 +469,9 @@ export async function seed(sql: Sql, log: (m: string) => void = () => {}): Promi
           from generate_series(1, ${learners}) g`)
       // 10 % want every notification by e-mail; the others switched e-mail off.
       await step('mooc: e-mail preferences', () => tx`
-        insert into notification_preferences (user_id, email_homework_reminder, email_submission_graded, email_announcement, updated_at)
-        select u.id, x.on, x.on, x.on, ${ago(90)}
-          from users u cross join lateral (select right(u.username, 1) = '0' as on) x
+        insert into notification_channel_preferences (user_id, channel, notification_type, enabled, updated_at)
+        select u.id, 'email', t.type, right(u.username, 1) = '0', ${ago(90)}
+          from users u cross join unnest(${TYPE_NAMES as string[]}::text[]) as t (type)
          where u.username like 'bench\\_m%'`)
       await step('mooc: course_members', () => tx`
         insert into course_members (course_id, user_id, joined_at)

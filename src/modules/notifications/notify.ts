@@ -1,4 +1,5 @@
 import type { TxSql } from '../../db/connect.ts'
+import { uuidV7 } from '../../db/uuid-v7.ts'
 import { countNotifications } from '../../metrics.ts'
 import { announceAt } from './bus.ts'
 import type { Channel, Fragment } from './channel.ts'
@@ -27,12 +28,6 @@ export interface NewNotification {
   params: NotificationParams
   /** Where the web app opens it, e.g. /courses/{courseId}?taskId={taskId}. */
   actionPath: string | null
-}
-
-/** The same notification to many users, each row tied to a reminder event (dispatch). */
-export interface EventGroup extends NewNotification {
-  userIds: string[]
-  eventIds: string[]
 }
 
 export interface Via {
@@ -65,29 +60,27 @@ export async function notify(tx: TxSql, recipients: Recipients, n: NewNotificati
 }
 
 /**
- * Notifies several groups at once (one statement), each row carrying its reminder event: an
- * event that somehow already has its notification is not delivered again (event_id is unique).
+ * The notifications of reminder events chosen earlier in the same statement (dispatch claims,
+ * judges and marks them in CTEs, reminders/delivery.ts), so the events never travel to this
+ * process and back: `ctes` are the caller's WITH entries (data-modifying ones allowed), `source`
+ * a query over them giving (user_id, params, action_path, event_id) with the params complete
+ * (no course title to fill in), `summary` a jsonb expression over them returned as `extra`
+ * (e.g. how many events were claimed). An event that somehow already has its notification is
+ * not delivered again (event_id is unique).
  */
-export async function notifyEvents(tx: TxSql, groups: readonly EventGroup[], via: Via): Promise<number> {
-  if (groups.every((g) => g.userIds.length === 0)) return 0
-  const userIds: string[] = []
-  const eventIds: string[] = []
-  const index: number[] = []
-  groups.forEach((g, i) => {
-    for (let k = 0; k < g.userIds.length; k++) {
-      userIds.push(g.userIds[k]!)
-      eventIds.push(g.eventIds[k]!)
-      index.push(i + 1)
-    }
-  })
-  const source = tx`
-    select r.user_id, g.params, g.action_path, r.event_id
-      from unnest(${userIds}::uuid[], ${eventIds}::uuid[], ${index}::int[]) as r (user_id, event_id, g)
-      join (select x.i, ${filled(tx, 'x.params')} as params, x.action_path
-              from (select u.p::jsonb as params, u.action_path, u.i
-                      from unnest(${groups.map((g) => JSON.stringify(g.params))}::text[], ${groups.map((g) => g.actionPath) as string[]}::text[])
-                           with ordinality as u (p, action_path, i)) x) g on g.i = r.g`
-  return write(tx, source, via, userIds)
+export async function notifyEventsWith<T>(
+  tx: TxSql,
+  q: { ctes: Fragment; source: Fragment; summary: Fragment },
+  via: Via,
+): Promise<{ written: number; extra: T }> {
+  const rows = await tx<{ type: string | null; n: number; users: string | null; extra: T | null }[]>`
+    with ${q.ctes}, ${writing(tx, q.source, via)}
+    select null::text as type, 0 as n, null::text as users, (${q.summary})::jsonb as extra
+    union all
+    select notification_type, count(*)::int, string_agg(user_id::text, ','), null::jsonb from written group by notification_type`
+  const counts = rows.filter((r) => r.type !== null) as { type: string; n: number; users: string }[]
+  const written = await finish(tx, via, counts, counts.flatMap((c) => c.users.split(',')))
+  return { written, extra: rows.find((r) => r.type === null)!.extra as T }
 }
 
 /** The params in `column` with the course's current title filled in when they name a course without one. */
@@ -98,21 +91,26 @@ function filled(tx: TxSql, column: 'x.raw' | 'x.params'): Fragment {
                           else ${p} end)`) as unknown as Fragment
 }
 
-/** Rows of `source` (user_id, params, action_path, event_id) → notifications → channel outboxes → streams. */
-async function write(tx: TxSql, source: Fragment, via: Via, userIds: string[] | null): Promise<number> {
+/**
+ * The CTEs `written` (the notifications of `source`'s rows: user_id, params, action_path,
+ * event_id) and each channel's outbox rows, for the WITH of a statement.
+ */
+function writing(tx: TxSql, source: Fragment, via: Via): Fragment {
   const channelParts = via.channels.reduce<Fragment>(
     (acc, c, i) => tx`${acc}, ${tx.unsafe(`channel_${i}`)} as (${c.fanOut(tx, wants(tx, c.name))})`,
     tx``,
   )
-  const counts = await tx<{ type: string; n: number }[]>`
-    with written as (
+  return tx`written as (
       insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id, params)
-      select gen_uuid_v7(), s.user_id, s.params->>'kind', '', '', s.action_path, ${via.now}, s.event_id, s.params
+      select ${uuidV7(tx)}, s.user_id, s.params->>'kind', '', '', s.action_path, ${via.now}, s.event_id, s.params
         from (${source}) s
       on conflict (event_id) do nothing
       returning id, user_id, notification_type, delivered_at
-    )${channelParts}
-    select notification_type as type, count(*)::int as n from written group by notification_type`
+    )${channelParts}`
+}
+
+/** After the writing statement: the metrics and the stream announcement (on commit). */
+async function finish(tx: TxSql, via: Via, counts: readonly { type: string; n: number }[], userIds: string[] | null): Promise<number> {
   let total = 0
   for (const c of counts) {
     countNotifications(c.type, c.n)
@@ -120,4 +118,12 @@ async function write(tx: TxSql, source: Fragment, via: Via, userIds: string[] | 
   }
   if (total > 0) await announceAt(tx, via.now, userIds)
   return total
+}
+
+/** Rows of `source` (user_id, params, action_path, event_id) → notifications → channel outboxes → streams. */
+async function write(tx: TxSql, source: Fragment, via: Via, userIds: string[] | null): Promise<number> {
+  const counts = await tx<{ type: string; n: number }[]>`
+    with ${writing(tx, source, via)}
+    select notification_type as type, count(*)::int as n from written group by notification_type`
+  return finish(tx, via, counts, userIds)
 }

@@ -1,36 +1,36 @@
 import type { TxSql } from '../../db/connect.ts'
-import type { EventGroup } from '../notifications/notify.ts'
-import type { ReminderParams } from '../notifications/texts.ts'
+import type { Channel } from '../notifications/channel.ts'
+import { notifyEventsWith } from '../notifications/notify.ts'
 
-export interface ClaimedBatch {
+export interface DeliveredBatch {
   /** Events claimed (locked) by this batch: sent + canceled. */
   claimed: number
   canceled: number
-  /** The events to deliver, by (task, trigger): what notify writes, one notification per event. */
-  groups: EventGroup[]
 }
 
 /**
- * One dispatch batch's reminder side as ONE statement: claims up to `limit` due pending events
- * (FOR UPDATE SKIP LOCKED: rows another dispatcher holds are skipped, not waited for; a row
- * another dispatcher sent between our snapshot and our lock is re-checked under READ COMMITTED
- * and dropped), judges each and marks it sent or canceled. An event is canceled instead of sent
- * when its course is archived, its task is no longer homework, its student is no longer in the
- * course, or (BEFORE_DUE_24H, DUE) the student has already submitted. The sent ones come back
- * grouped by (task, trigger) with their notification's params (no wording: texts are rendered
- * for their reader from params, notifications/texts.ts); the caller hands them to notify in the
- * same transaction.
+ * One dispatch batch as ONE statement: claims up to `limit` due pending events (FOR UPDATE SKIP
+ * LOCKED: rows another dispatcher holds are skipped, not waited for; a row another dispatcher
+ * sent between our snapshot and our lock is re-checked under READ COMMITTED and dropped), judges
+ * each, marks it sent or canceled, and writes the notifications of the sent ones with the
+ * `channels`' outbox rows (notifications/notify.ts `notifyEventsWith`; the stream announcement
+ * follows in the same transaction). An event is canceled instead of sent when its course is
+ * archived, its task is no longer homework, its student is no longer in the course, or
+ * (BEFORE_DUE_24H, DUE) the student has already submitted. The notification's params are built
+ * once per task of the batch (no wording: texts are rendered for their reader from params,
+ * notifications/texts.ts).
+ *
+ * The events stay in the database: before, the claim returned every sent event's id and
+ * student to this process and notify sent them back (4,000 uuids each way per batch of 2,000,
+ * and the params parsed per row).
  *
  * The task, course, membership and submission are looked up once per event (membership and
  * submission by key; the old left join of course_members probed the course's members by course
- * alone, 137 rows per event on the campus set). Rows come back as one row per group plus one
- * summary row (task_id null) with the claimed and canceled counts, so an empty batch still answers.
+ * alone, 137 rows per event on the campus set).
  */
-export async function claimDue(tx: TxSql, now: Date, limit: number): Promise<ClaimedBatch> {
-  const rows = await tx<
-    { task_id: string | null; params: Omit<ReminderParams, 'trigger'> | null; trigger_type: ReminderParams['trigger'] | null; action_path: string | null; user_ids: string[] | null; event_ids: string[] | null; claimed: number; canceled: number }[]
-  >`
-    with claimed as (
+export async function deliverDue(tx: TxSql, now: Date, limit: number, channels: readonly Channel[]): Promise<DeliveredBatch> {
+  const ctes = tx`
+    claimed as (
       select id, task_id, target_user_id, trigger_type
         from homework_reminder_events
        where scheduled_at <= ${now} and sent_at is null and not canceled
@@ -69,24 +69,23 @@ export async function claimDue(tx: TxSql, now: Date, limit: number): Promise<Cla
         from judged j
        where e.id = j.id
       returning e.id
-    )
-    select null::uuid as task_id, null::jsonb as params, null::text as trigger_type, null::text as action_path,
-           null::uuid[] as user_ids, null::uuid[] as event_ids,
-           (select count(*) from marked)::int as claimed,
-           (select count(*) from judged where not deliver)::int as canceled
-    union all
-    select g.task_id, t.params, g.trigger_type, t.action_path, g.user_ids, g.event_ids, 0, 0
-      from (select task_id, trigger_type, array_agg(target_user_id) as user_ids, array_agg(id) as event_ids
-              from judged where deliver group by task_id, trigger_type) g
-      join tasks t on t.id = g.task_id`
-  const summary = rows.find((r) => r.task_id === null)!
-  const groups = rows
-    .filter((r) => r.task_id !== null)
-    .map((r) => ({
-      params: { ...r.params!, trigger: r.trigger_type! } as ReminderParams,
-      actionPath: r.action_path,
-      userIds: r.user_ids!,
-      eventIds: r.event_ids!,
-    }))
-  return { claimed: summary.claimed, canceled: summary.canceled, groups }
+    )`
+  const { extra } = await notifyEventsWith<DeliveredBatch>(
+    tx,
+    {
+      ctes,
+      // The params once per (task, trigger) of the batch, not per event (OFFSET 0: computed in
+      // the subquery, then joined, instead of per joined row).
+      source: tx`select j.target_user_id as user_id, k.params, k.action_path, j.id as event_id
+                   from judged j
+                   join (select t.id, tr.trigger_type, t.action_path, t.params || jsonb_build_object('trigger', tr.trigger_type) as params
+                           from tasks t cross join unnest(array['START', 'BEFORE_DUE_24H', 'DUE']) as tr (trigger_type)
+                         offset 0) k
+                     on k.id = j.task_id and k.trigger_type = j.trigger_type
+                  where j.deliver`,
+      summary: tx`jsonb_build_object('claimed', (select count(*) from marked), 'canceled', (select count(*) from judged where not deliver))`,
+    },
+    { now, channels },
+  )
+  return extra
 }

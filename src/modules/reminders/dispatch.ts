@@ -1,7 +1,6 @@
 import type { Sql } from '../../db/connect.ts'
 import type { Channel } from '../notifications/channel.ts'
-import { notifyEvents } from '../notifications/notify.ts'
-import { claimDue } from './delivery.ts'
+import { deliverDue } from './delivery.ts'
 
 /** Events per batch (one transaction, one statement): large enough that per-batch costs vanish. */
 export const DEFAULT_BATCH_SIZE = 2000
@@ -17,10 +16,10 @@ export interface DispatchResult {
  * Delivers every reminder event due at `now` (scheduled_at <= now, not sent, not canceled),
  * including events that came due while no instance was running.
  *
- * Each batch is one transaction: one statement claims rows with FOR UPDATE SKIP LOCKED, cancels
- * the ones that must not be sent and sets sent_at (delivery.ts); then notify writes the
- * notifications (unique per event), the `channels`' outbox rows and the stream announcement
- * (notifications/notify.ts). Several
+ * Each batch is one transaction of two statements: one claims rows with FOR UPDATE SKIP LOCKED,
+ * cancels the ones that must not be sent, sets sent_at and writes the notifications (unique per
+ * event) with the `channels`' outbox rows (delivery.ts, notifications/notify.ts); the other is
+ * the stream announcement (NOTIFY, sent on commit). Several
  * dispatchers (the `workers` of this call, other instances) can run at once: each row is
  * locked by exactly one of them, and a failure rolls its whole batch back so the next run
  * delivers it. After a failure the other workers stop at their next batch; the first error is
@@ -40,8 +39,7 @@ export async function dispatch(
   const worker = async () => {
     while (!failed) {
       const batch = await sql.begin(async (tx) => {
-        const { claimed, canceled, groups } = await claimDue(tx, now, batchSize)
-        await notifyEvents(tx, groups, { now, channels })
+        const { claimed, canceled } = await deliverDue(tx, now, batchSize, channels)
         return { claimed, sent: claimed - canceled, canceled }
       }).catch((e) => {
         failed = true
