@@ -126,6 +126,9 @@ describe('GET /notifications/stream', () => {
       })
       .catch(() => {})
     await notify(a.id, 'for a')
+    // One millisecond later: two notifications of one instant are ordered by id, and ids made
+    // within the same millisecond are not ordered (uuid v7), so the stream's order would be chance.
+    clock.set(new Date(clock.now().getTime() + 1))
     // A later notification of a's marks the end: anything announced before it has arrived too.
     await notify(a.id, 'last')
     expect(await stream!.until((r) => r.of('notification').some((e) => e.data.title === 'last'))).toBe(true)
