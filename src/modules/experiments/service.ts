@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import type { Channel } from '../notifications/channel.ts'
 import { notify } from '../notifications/notify.ts'
+import { notifySubmissionReceived } from '../notifications/submitted.ts'
 import type { StoredFileMeta } from '../../storage/download.ts'
 import type { FileStorage } from '../../storage/storage.ts'
 import type { UploadedFile } from '../../storage/upload.ts'
@@ -167,25 +168,8 @@ export async function submit(
       })
       await insertFiles(tx, 'experiment', id, rest, 2)
       // The report and its notification to the course's teachers commit together (issue 29.10).
-      await notify(
-        tx,
-        { courseTeachers: args.course.id },
-        {
-          actionPath: `/courses/${args.course.id}/manage?tab=grading&experimentId=${args.experiment.id}&student=${args.student.id}`,
-          params: {
-            kind: 'SUBMISSION_RECEIVED',
-            subject: 'EXPERIMENT',
-            courseId: args.course.id,
-            courseTitle: args.course.title,
-            taskId: args.experiment.id,
-            title: args.experiment.title,
-            submissionId: id,
-            student: inserted.student_display_name,
-            late: inserted.late,
-          },
-        },
-        { now: args.now, channels: args.channels },
-      )
+      const submission = { id, studentId: args.student.id, studentName: inserted.student_display_name, late: inserted.late }
+      await notifySubmissionReceived(tx, { course: args.course, subject: 'EXPERIMENT', item: args.experiment, submission }, args.now, args.channels)
       return inserted
     })
     return (await withFiles(sql, [row]))[0]!

@@ -9,6 +9,7 @@ import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import type { Channel } from '../notifications/channel.ts'
 import { notify } from '../notifications/notify.ts'
+import { notifySubmissionReceived } from '../notifications/submitted.ts'
 import type { StoredFileMeta } from '../../storage/download.ts'
 import type { FileStorage } from '../../storage/storage.ts'
 import { cleanUploads, fileAt, filesOf, insertFiles, sameFiles, storedMeta, type CleanFile, type FileRow } from '../../storage/submission-files.ts'
@@ -119,7 +120,8 @@ async function record(
       const inserted = await q.insertSubmission(tx, fields)
       if (inserted) {
         if (files.length) await insertFiles(tx, 'learning', id, files, 1)
-        await notifySubmitted(tx, course, task, inserted, now, channels)
+        const submission = { id: inserted.id, studentId: user.id, studentName: inserted.display_name, late: inserted.late }
+        await notifySubmissionReceived(tx, { course, subject: 'TASK', item: task, submission }, now, channels)
       }
       return inserted
     })
@@ -223,19 +225,6 @@ export async function submissionFile(sql: Sql, course: CourseAccess, user: Curre
   const f = await fileAt(sql, 'learning', submissionId, position)
   if (!f) throw notFound('NOT_FOUND', 'This submission has no file at that position.')
   return storedMeta(f)
-}
-
-/** Tells the course's teachers (owner and co-teachers) about a new sheet; a replay tells nobody. */
-function notifySubmitted(tx: TxSql, course: CourseAccess, task: TaskRow, row: { id: string; display_name: string; late: boolean }, now: Date, channels: readonly Channel[]) {
-  return notify(
-    tx,
-    { courseTeachers: course.id },
-    {
-      actionPath: `/courses/${course.id}?taskId=${task.id}`,
-      params: { kind: 'SUBMISSION_RECEIVED', subject: 'TASK', courseId: course.id, courseTitle: course.title, taskId: task.id, title: task.title, submissionId: row.id, student: row.display_name, late: row.late },
-    },
-    { now, channels },
-  )
 }
 
 /** Idempotency-Key: visible ASCII, as in the IETF draft; a UUID per attempt is what the web app sends. */
