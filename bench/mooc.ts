@@ -18,6 +18,7 @@ import type { Clock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/log.ts'
 import { channelsOn } from '../src/channels.ts'
 import { dispatch } from '../src/modules/reminders/dispatch.ts'
+import { fanoutOf } from '../src/fanout.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
 import { runLoad, summarise, type PreparedRequest } from './load.ts'
 import { BENCH_PASSWORD, datasetSizes, ensureSeeded, restore } from './seed.ts'
@@ -175,34 +176,59 @@ const s2 = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
 // ----- homework creation -----------------------------------------------------------------------
 
+/*
+ * Above FANOUT_INLINE_STUDENTS (default 5,000) a homework's events and an announcement's
+ * notifications are written by the background fan-out right after the request's commit
+ * (src/modules/fanout). These rows time the answer (the target) and, beside it, how long until
+ * the fan-out had written everything (`drain` waits for the runner the request started); the
+ * CPU covers both. The next request starts only when the previous fan-out is done.
+ */
+const fanout = fanoutOf(deps)
+async function withFanout(f: () => Promise<{ ms: number; data: any }>) {
+  const started = performance.now()
+  const { result, dbMs, appMs } = await cpuOf(async () => {
+    const r = await f()
+    await fanout.drain()
+    return r
+  })
+  return { ms: result.ms, doneMs: performance.now() - started, cpuMs: dbMs + appMs, data: result.data }
+}
+const list = (xs: number[]) => xs.map((t) => (t / 1000).toFixed(2)).join(' / ')
+
 if (want('create')) {
   const times: number[] = []
+  const done: number[] = []
   const cpu: number[] = []
   for (let i = 0; i < 3; i++) {
-    const { result: { ms }, dbMs, appMs } = await cpuOf(() => call('POST', `/courses/${mooc.id}/learning/points/${points[i % points.length]}/tasks`, teacher, homework(i)))
-    times.push(ms)
-    cpu.push(dbMs + appMs)
+    const r = await withFanout(() => call('POST', `/courses/${mooc.id}/learning/points/${points[i % points.length]}/tasks`, teacher, homework(i)))
+    times.push(r.ms)
+    done.push(r.doneMs)
+    cpu.push(r.cpuMs)
   }
   const [ev] = await admin<{ n: number }[]>`select count(*)::int as n from homework_reminder_events where created_at > ${anchor}`
   row({ key: 'create', name: `create a homework (${(ev!.n / 3).toLocaleString('en-US')} reminder events)`, target: '≤ 1.5 s (median of 3)', before: '3.0–3.1 s',
-    value: `${s2(median(times))} (${times.map((t) => (t / 1000).toFixed(2)).join(' / ')}); CPU ${s2(median(cpu))}`, pass: median(times) <= 1500 && ev!.n === 3 * 3 * mooc.size })
+    value: `answered in ${s2(median(times))} (${list(times)}); every event written ${s2(median(done))} after the request (${list(done)}); CPU ${s2(median(cpu))}`,
+    pass: median(times) <= 1500 && ev!.n === 3 * 3 * mooc.size })
   await cleanup()
 }
 
 // ----- deadline move -----------------------------------------------------------------------------
 
 if (want('move')) {
-  const { data: task } = await call('POST', `/courses/${mooc.id}/learning/points/${points[0]}/tasks`, teacher, homework(100))
+  const { data: task } = await withFanout(() => call('POST', `/courses/${mooc.id}/learning/points/${points[0]}/tasks`, teacher, homework(100)))
   const times: number[] = []
+  const done: number[] = []
   const cpu: number[] = []
   for (let i = 1; i <= 3; i++) {
-    const { result: { ms }, dbMs, appMs } = await cpuOf(() => call('PATCH', `/courses/${mooc.id}/learning/tasks/${task.id}`, teacher, { dueAt: new Date(anchor.getTime() + (9 + i) * day).toISOString() }))
-    times.push(ms)
-    cpu.push(dbMs + appMs)
+    const r = await withFanout(() => call('PATCH', `/courses/${mooc.id}/learning/tasks/${task.id}`, teacher, { dueAt: new Date(anchor.getTime() + (9 + i) * day).toISOString() }))
+    times.push(r.ms)
+    done.push(r.doneMs)
+    cpu.push(r.cpuMs)
   }
   const [ev] = await admin<{ live: number }[]>`select count(*) filter (where not canceled)::int as live from homework_reminder_events where task_id = ${task.id}`
   row({ key: 'move', name: 'move the deadline of that homework', target: '≤ 2 s (median of 3 moves)', before: '4.75 s',
-    value: `${s2(median(times))} (${times.map((t) => (t / 1000).toFixed(2)).join(' / ')}); CPU ${s2(median(cpu))}`, pass: median(times) <= 2000 && ev!.live === 3 * mooc.size })
+    value: `answered in ${s2(median(times))} (${list(times)}); every event rewritten ${s2(median(done))} after the request (${list(done)}); CPU ${s2(median(cpu))}`,
+    pass: median(times) <= 2000 && ev!.live === 3 * mooc.size })
   await cleanup()
 }
 
@@ -210,7 +236,7 @@ if (want('move')) {
 
 deps.emailEnabled = true // read per request (channelsOn), so the running app mails from here on
 if (want('dispatch')) {
-  await call('POST', `/courses/${mooc.id}/learning/points/${points[0]}/tasks`, teacher, homework(200, true))
+  await withFanout(() => call('POST', `/courses/${mooc.id}/learning/points/${points[0]}/tasks`, teacher, homework(200, true)))
   await admin`analyze homework_reminder_events`
   const now = clock.now()
   const started = performance.now()
@@ -230,13 +256,21 @@ if (want('dispatch')) {
 
 if (want('announce')) {
   const times: number[] = []
+  const done: number[] = []
+  const cpu: number[] = []
+  let complete = true
   for (let i = 0; i < 2; i++) {
-    const { ms } = await call('POST', `/courses/${mooc.id}/announcements`, teacher, { title: `Exam room ${i}`, content: '<p>The exam moves to hall B.</p>' })
-    times.push(ms)
+    const r = await withFanout(() => call('POST', `/courses/${mooc.id}/announcements`, teacher, { title: `Exam room ${i}`, content: '<p>The exam moves to hall B.</p>' }))
+    times.push(r.ms)
+    done.push(r.doneMs)
+    cpu.push(r.cpuMs)
+    const [n] = await admin<{ n: number }[]>`select count(*)::int as n from notifications where params->>'announcementId' = ${r.data.id}`
+    if (n!.n !== mooc.size) complete = false
     await cleanup()
   }
   row({ key: 'announce', name: `post an announcement (${(mooc.size).toLocaleString('en-US')} notifications, e-mail for 10 %)`, target: '≤ 1 s (median of 2)', before: '2.55 s',
-    value: `${s2(median(times))} (${times.map((t) => (t / 1000).toFixed(2)).join(' / ')})`, pass: median(times) <= 1000 })
+    value: `answered in ${s2(median(times))} (${list(times)}); every notification written ${s2(median(done))} after the request (${list(done)}); CPU ${s2(median(cpu))}`,
+    pass: median(times) <= 1000 && complete })
 }
 deps.emailEnabled = false
 

@@ -37,6 +37,13 @@ const EnvSchema = z
     COOKIE_SECURE: bool.default(false),
     TRUST_PROXY: bool.default(false),
     REMINDER_SCAN_CRON: cronExpr.default('* * * * *'),
+    // Courses of more students get their reminder events and announcement notifications from the
+    // background fan-out (src/modules/fanout), in chunks of FANOUT_CHUNK_STUDENTS students; the
+    // runner starts right after the request's commit, and FANOUT_CRON picks up what another
+    // (stopped) instance left.
+    FANOUT_INLINE_STUDENTS: int(0, 10_000_000).default(5000),
+    FANOUT_CHUNK_STUDENTS: int(1, 1_000_000).default(10_000),
+    FANOUT_CRON: cronExpr.default('*/15 * * * * *'),
     TASK_PUBLISH_CRON: cronExpr.default('* * * * *'),
     MAX_UPLOAD_BYTES: int(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
     LOGIN_MAX_FAILURES: int(1, 1000).default(5),
@@ -175,6 +182,9 @@ export interface Config {
   cookieSecure: boolean
   trustProxy: boolean
   reminderScanCron: string
+  fanoutInlineStudents: number
+  fanoutChunkStudents: number
+  fanoutCron: string
   /** The task-publisher job (scheduled tasks published when their time comes); "off" disables. */
   taskPublishCron: string
   maxUploadBytes: number
@@ -265,6 +275,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cookieSecure: e.COOKIE_SECURE,
     trustProxy: e.TRUST_PROXY,
     reminderScanCron: e.REMINDER_SCAN_CRON,
+    fanoutInlineStudents: e.FANOUT_INLINE_STUDENTS,
+    fanoutChunkStudents: e.FANOUT_CHUNK_STUDENTS,
+    fanoutCron: e.FANOUT_CRON,
     taskPublishCron: e.TASK_PUBLISH_CRON,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     loginMaxFailures: e.LOGIN_MAX_FAILURES,

@@ -9,6 +9,7 @@ import { purgeExpired } from './modules/auth/queries.ts'
 import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
 import { purgeReadNotifications } from './modules/notifications/retention.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
+import { fanoutOf } from './fanout.ts'
 import { publishScheduledTasks } from './modules/learning/publishing.ts'
 import { sweepStorage } from './storage/sweep.ts'
 import { createBackup } from './backup/backup.ts'
@@ -32,6 +33,7 @@ export function defaultJobs(deps: Deps): Job[] {
       },
     },
     reminderJob(deps),
+    fanoutJob(deps),
     taskPublisherJob(deps),
     storageSweepJob(deps),
     maintenanceJob(deps),
@@ -126,6 +128,19 @@ export function reminderJob(deps: Deps): Job {
 }
 
 /**
+ * Works the background fan-out's queue (src/modules/fanout): what this instance's runner did not
+ * finish, or another (stopped) instance left. Every 15 s by default; FANOUT_CRON changes it and
+ * 'off' disables it on this instance. Safe on every instance at once (SKIP LOCKED claims).
+ */
+export function fanoutJob(deps: Deps): Job {
+  return {
+    name: 'fan-out',
+    pattern: deps.config.fanoutCron,
+    run: () => fanoutOf(deps).drain(),
+  }
+}
+
+/**
  * Publishes scheduled tasks whose time has come, with their reminders (issue 29.9). Every minute
  * by default; TASK_PUBLISH_CRON changes it and 'off' disables it on this instance. Safe on every
  * instance at once (SKIP LOCKED).
@@ -134,7 +149,7 @@ export function taskPublisherJob(deps: Deps): Job {
   return {
     name: 'task-publisher',
     pattern: deps.config.taskPublishCron,
-    run: (now) => publishScheduledTasks(deps.sql, now),
+    run: (now) => publishScheduledTasks(deps.sql, now, 100, fanoutOf(deps)),
   }
 }
 

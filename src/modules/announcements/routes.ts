@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { fanoutOf } from '../../fanout.ts'
 import { z } from 'zod'
 import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
@@ -19,7 +20,7 @@ export function announcementRoutes(deps: Deps) {
       '',
       async ({ params, body, user, set }) => {
         set.status = 201
-        return ok(await service.publish(sql, params.courseId, user, body, clock.now(), channelsOn(deps)), 'Announcement published.')
+        return ok(await service.publish(sql, params.courseId, user, body, clock.now(), channelsOn(deps), fanoutOf(deps)), 'Announcement published.')
       },
       {
         params: CourseParams,

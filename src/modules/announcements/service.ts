@@ -8,6 +8,9 @@ import { sanitizeRichText } from '../../lib/richtext.ts'
 import type { Channel } from '../notifications/channel.ts'
 import { notify } from '../notifications/notify.ts'
 import { announceCounts } from '../notifications/bus.ts'
+import type { Fanout } from '../../lib/fanout.ts'
+import { studentCount } from '../../db/student-range.ts'
+import { announcementNotice, queueAnnouncement } from './fanout.ts'
 import type { CreateAnnouncementBody, UpdateAnnouncementBody } from './model.ts'
 import { excerpt } from './plain-text.ts'
 import * as q from './queries.ts'
@@ -39,24 +42,32 @@ async function load(sql: Sql, courseId: string, id: string) {
 }
 
 /**
- * Publishes an announcement and notifies every student of the course in the same
- * transaction (one INSERT … SELECT), so either both happen or neither.
+ * Publishes an announcement and notifies every student of the course in the same transaction
+ * (one INSERT … SELECT), so either both happen or neither. In a course of more than
+ * FANOUT_INLINE_STUDENTS students the notifications are queued with the announcement instead
+ * and written right after the commit by the background fan-out (src/modules/fanout).
  */
-export async function publish(sql: Sql, courseId: string, author: CurrentUser, body: CreateAnnouncementBody, now: Date, channels: readonly Channel[]) {
+export async function publish(
+  sql: Sql,
+  courseId: string,
+  author: CurrentUser,
+  body: CreateAnnouncementBody,
+  now: Date,
+  channels: readonly Channel[],
+  fanout?: Fanout,
+) {
   const id = newId()
   const content = cleanContent(body.content)
-  await sql.begin(async (tx) => {
+  const queued = await sql.begin(async (tx) => {
     await q.insertAnnouncement(tx, { id, courseId, authorId: author.id, title: body.title, content, now })
-    await notify(
-      tx,
-      { courseStudents: courseId },
-      {
-        actionPath: `/courses/${courseId}`,
-        params: { kind: 'ANNOUNCEMENT', announcementId: id, courseId, courseTitle: null, announcementTitle: body.title, excerpt: excerpt(content) },
-      },
-      { now, channels },
-    )
+    if (fanout && (await studentCount(tx, courseId)) > fanout.inlineStudents) {
+      await queueAnnouncement(tx, id, courseId)
+      return true
+    }
+    await notify(tx, { courseStudents: courseId }, announcementNotice({ id, courseId, title: body.title, content }), { now, channels })
+    return false
   })
+  if (queued) fanout!.kick()
   return load(sql, courseId, id)
 }
 

@@ -2,6 +2,7 @@ import type { Sql } from '../../db/connect.ts'
 import { conflict, invalidField } from '../../http/errors.ts'
 import { homeworkScheduleChanged, homeworkUnpublished } from '../reminders/hooks.ts'
 import type { TriggerType } from '../reminders/queries.ts'
+import type { Fanout, FanoutPolicy } from '../../lib/fanout.ts'
 import type { PublishState } from './model.ts'
 import type { TaskRow } from './rows.ts'
 import { publishDueTasks, type PublishValues } from './structure-queries.ts'
@@ -72,17 +73,16 @@ export async function afterEdit(
   now: Date,
   /** The triggers whose time or switch changed (task-input `changedTriggers`); default all. */
   triggers?: readonly TriggerType[],
-) {
+  fanout?: FanoutPolicy,
+): Promise<boolean> {
   if (before.visible && !after.visible) {
     if (before.wasHomework) await homeworkUnpublished(tx, taskId)
-    return
+    return false
   }
-  if (!after.visible) return
-  if (!before.visible) {
-    if (after.isHomework) await homeworkScheduleChanged(tx, taskId, now, { published: true })
-    return
-  }
-  if (scheduleChanged) await homeworkScheduleChanged(tx, taskId, now, { published: !before.wasHomework && after.isHomework, triggers })
+  if (!after.visible) return false
+  if (!before.visible) return after.isHomework ? homeworkScheduleChanged(tx, taskId, now, { published: true }, fanout) : false
+  if (scheduleChanged) return homeworkScheduleChanged(tx, taskId, now, { published: !before.wasHomework && after.isHomework, triggers }, fanout)
+  return false
 }
 
 /**
@@ -90,16 +90,21 @@ export async function afterEdit(
  * `batch` (one transaction each: the state and the reminders together). Safe on several
  * instances at once (SKIP LOCKED) and driven by `now`, so tests call it directly.
  */
-export async function publishScheduledTasks(sql: Sql, now: Date, batch = 100) {
+export async function publishScheduledTasks(sql: Sql, now: Date, batch = 100, fanout?: Fanout) {
   let published = 0
+  let queued = false
   for (;;) {
     const n = await sql.begin(async (tx) => {
       const rows = await publishDueTasks(tx, now, batch)
       // One fan-out statement per homework (a batch is the few tasks scheduled for this minute).
-      for (const r of rows) if (r.task_kind === 'HOMEWORK') await homeworkScheduleChanged(tx, r.id, now, { published: true })
+      for (const r of rows) {
+        if (r.task_kind === 'HOMEWORK' && (await homeworkScheduleChanged(tx, r.id, now, { published: true }, fanout))) queued = true
+      }
       return rows.length
     })
     published += n
-    if (n < batch) return { published }
+    if (n < batch) break
   }
+  if (queued) fanout!.kick()
+  return { published }
 }

@@ -4,6 +4,7 @@ import { AppError, conflict, invalidField, notFound } from '../../http/errors.ts
 import type { CourseAccess } from '../../http/guards.ts'
 import { newId } from '../../lib/ids.ts'
 import { homeworkCreated } from '../reminders/hooks.ts'
+import type { Fanout } from '../../lib/fanout.ts'
 import type { CreateTaskBody, CreateUnitBody, PatchTaskBody, PatchUnitBody, ReorderBody } from './model.ts'
 import { toPoint, toTask, toUnit, type Viewer } from './rows.ts'
 import { answeredQuestions, gradingChanged, regradeTask, type RegradeSummary } from './regrade.ts'
@@ -83,18 +84,25 @@ const resourceGone = (e: unknown): never => {
   throw e instanceof postgres.PostgresError && e.code === '23503' && e.constraint_name === 'learning_tasks_resource_fk' ? badResource() : e
 }
 
-export async function createTask(sql: Sql, courseId: string, pointId: string, body: CreateTaskBody, now: Date) {
+/**
+ * `fanout`: the app's background fan-out; a homework of a large course gets its reminder events
+ * from it, right after this commit (reminders/hooks.ts). Without it they are written inline.
+ */
+export async function createTask(sql: Sql, courseId: string, pointId: string, body: CreateTaskBody, now: Date, fanout?: Fanout) {
   const { state, publishAt, ...fields } = body
   const values = taskValues(fields, [], now)
   const publication = nextPublication(null, state, publishAt, now)
-  return sql.begin(async (tx) => {
+  let queued = false
+  const task = await sql.begin(async (tx) => {
     if (!(await q.lockPoint(tx, courseId, pointId))) throw pointNotFound()
     if (values.resourceId && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) throw badResource()
     const row = await q.insertTask(tx, { ...values, ...publication, id: newId(), courseId, pointId, now }).catch(resourceGone)
     // A draft or scheduled homework gets its reminders when it is published (publishing.ts).
-    if (row.task_kind === 'HOMEWORK' && isVisible(row.publish_state)) await homeworkCreated(tx, row.id, now)
+    if (row.task_kind === 'HOMEWORK' && isVisible(row.publish_state)) queued = await homeworkCreated(tx, row.id, now, fanout)
     return toTask(row, 'TEACHER')
   })
+  if (queued) fanout!.kick()
+  return task
 }
 
 /**
@@ -103,9 +111,10 @@ export async function createTask(sql: Sql, courseId: string, pointId: string, bo
  * (else 409 HAS_SUBMISSIONS naming them). An edit that changes what sheets are worth regrades
  * them in the same transaction; `regrade` says what happened (null when nothing was regraded).
  */
-export async function updateTask(sql: Sql, courseId: string, taskId: string, patch: PatchTaskBody, now: Date) {
+export async function updateTask(sql: Sql, courseId: string, taskId: string, patch: PatchTaskBody, now: Date, fanout?: Fanout) {
   const { confirmQuestionRemoval, state, publishAt, ...fields } = patch
-  return sql.begin(async (tx) => {
+  let queued = false
+  const task = await sql.begin(async (tx) => {
     const before = await q.findTaskForUpdate(tx, courseId, taskId)
     if (!before) throw taskNotFound()
     const values = taskValues(mergePatch(before, fields), before.questions, now)
@@ -130,7 +139,7 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
       throw badResource()
     }
     const row = await q.updateTask(tx, taskId, { ...values, ...publication, now }).catch(resourceGone)
-    await afterEdit(
+    queued = await afterEdit(
       tx,
       taskId,
       { visible: isVisible(before.publish_state), wasHomework: before.task_kind === 'HOMEWORK' },
@@ -138,6 +147,7 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
       scheduleChanged(before, values),
       now,
       changedTriggers(before, values),
+      fanout,
     )
     if (before.has_submissions && before.due_at?.getTime() !== row.due_at?.getTime()) await q.relabelLate(tx, taskId, row.due_at)
     let regrade: RegradeSummary | null = null
@@ -146,6 +156,8 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
     }
     return { ...toTask(row, 'TEACHER'), regrade }
   })
+  if (queued) fanout!.kick()
+  return task
 }
 
 export async function getTask(sql: Sql, course: CourseAccess, taskId: string) {

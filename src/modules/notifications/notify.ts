@@ -3,6 +3,7 @@ import { uuidV7 } from '../../db/uuid-v7.ts'
 import { countNotifications } from '../../metrics.ts'
 import { announceAt } from './bus.ts'
 import type { Channel, Fragment } from './channel.ts'
+import { inRange, type StudentRange } from '../../db/student-range.ts'
 import { wants } from './preferences.ts'
 import type { NotificationParams } from './texts.ts'
 
@@ -22,7 +23,11 @@ import type { NotificationParams } from './texts.ts'
  * Who gets it: these users, every student of a course, or every teacher of a course (its owner
  * and its co-teachers, sql/034) — the last two resolved in the database.
  */
-export type Recipients = readonly string[] | { courseStudents: string } | { courseTeachers: string }
+export type Recipients =
+  | readonly string[]
+  /** `range`: only the students of one chunk of a background fan-out (src/modules/fanout). */
+  | { courseStudents: string; range?: StudentRange }
+  | { courseTeachers: string }
 
 export interface NewNotification {
   params: NotificationParams
@@ -52,7 +57,8 @@ export async function notify(tx: TxSql, recipients: Recipients, n: NewNotificati
     'courseStudents' in recipients
       ? tx`select m.user_id, p.params, ${n.actionPath}::text as action_path, null::uuid as event_id
              from course_members m cross join (${one}) p
-            where m.course_id = ${recipients.courseStudents}`
+            where m.course_id = ${recipients.courseStudents}
+                  ${recipients.range ? inRange(tx, tx`m.user_id`, recipients.range) : tx``}`
       : tx`select r.user_id, p.params, ${n.actionPath}::text as action_path, null::uuid as event_id
              from unnest(${recipients as string[]}::uuid[]) as r (user_id) cross join (${one}) p`
   if (!('courseStudents' in recipients) && recipients.length === 0) return 0

@@ -1,4 +1,6 @@
 import type { TxSql } from '../../db/connect.ts'
+import type { FanoutPolicy } from '../../lib/fanout.ts'
+import { dropQueuedReminders, isLargeCourseOfTask, queueReminders } from './fanout.ts'
 import { type TriggerType, cancelPendingForStudent, cancelPendingOfCourse, cancelPendingOfTask, cancelStaleForTask, generateForCourse, generateForStudent, generateForStudents, generateForTask, lockTask } from './queries.ts'
 
 /**
@@ -11,28 +13,43 @@ import { type TriggerType, cancelPendingForStudent, cancelPendingOfCourse, cance
  * by this write (changed to HOMEWORK). Publishing an already open homework (created as or
  * changed to HOMEWORK) gives each student START at `now`. The courses feature calls
  * `studentJoined` after inserting the membership.
+ *
+ * With `fanout` (the app's background fan-out, src/modules/fanout), a homework of a course with
+ * more than FANOUT_INLINE_STUDENTS students is queued instead of written here: the hook returns
+ * true and the caller kicks the runner after its commit. Without it everything is inline.
  */
 export async function homeworkScheduleChanged(
   tx: TxSql,
   taskId: string,
   now: Date,
   opts: { published?: boolean; triggers?: readonly TriggerType[] } = {},
-): Promise<void> {
+  fanout?: FanoutPolicy,
+): Promise<boolean> {
   // Serialises concurrent edits of one task (a no-op when the caller already updated the row),
   // so the second edit's cancel sees the first edit's events.
   await lockTask(tx, taskId)
+  if (fanout && (await isLargeCourseOfTask(tx, taskId, fanout.inlineStudents))) {
+    await queueReminders(tx, taskId, now, opts.published ?? false, opts.triggers)
+    return true
+  }
   await cancelStaleForTask(tx, taskId, now)
   // A task that is no longer homework gets nothing: the insert filters on task_kind. Only the
   // triggers whose time or switch changed can have new events (`triggers`, default all).
   await generateForTask(tx, taskId, now, opts.published ?? false, false, opts.triggers)
+  return false
 }
 
 /**
  * A HOMEWORK task was just inserted in this transaction: its events, with START at `now` when it
  * is already open. Nothing to lock or cancel (no one else can see the task yet).
  */
-export async function homeworkCreated(tx: TxSql, taskId: string, now: Date): Promise<void> {
+export async function homeworkCreated(tx: TxSql, taskId: string, now: Date, fanout?: FanoutPolicy): Promise<boolean> {
+  if (fanout && (await isLargeCourseOfTask(tx, taskId, fanout.inlineStudents))) {
+    await queueReminders(tx, taskId, now, true)
+    return true
+  }
   await generateForTask(tx, taskId, now, true, true)
+  return false
 }
 
 export async function studentJoined(tx: TxSql, courseId: string, userId: string, now: Date): Promise<void> {
@@ -51,6 +68,7 @@ export async function studentLeft(tx: TxSql, courseId: string, userId: string): 
 
 /** The course was archived in this transaction: nothing more is sent from it. */
 export async function courseArchived(tx: TxSql, courseId: string): Promise<void> {
+  await dropQueuedReminders(tx, { courseId })
   await cancelPendingOfCourse(tx, courseId)
 }
 
@@ -70,5 +88,6 @@ export async function homeworkCopied(tx: TxSql, courseId: string, now: Date): Pr
  * every generator in queries.ts writes events of PUBLISHED tasks only.
  */
 export async function homeworkUnpublished(tx: TxSql, taskId: string): Promise<void> {
+  await dropQueuedReminders(tx, { taskId })
   await cancelPendingOfTask(tx, taskId)
 }

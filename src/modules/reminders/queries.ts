@@ -1,5 +1,7 @@
+import postgres from 'postgres'
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { uuidV7 } from '../../db/uuid-v7.ts'
+import { inRange, type StudentRange } from '../../db/student-range.ts'
 
 export type TriggerType = 'START' | 'BEFORE_DUE_24H' | 'DUE'
 export const TRIGGER_TYPES: readonly TriggerType[] = ['START', 'BEFORE_DUE_24H', 'DUE']
@@ -39,13 +41,14 @@ export async function lockTask(tx: TxSql, taskId: string) {
  * publish time stays while the homework is still open at that time. Unchanged times keep their
  * events (a student who extends nothing gets nothing new); sent ones stay as history.
  */
-export async function cancelStaleForTask(tx: TxSql, taskId: string, now: Date) {
+export async function cancelStaleForTask(tx: TxSql, taskId: string, now: Date, range?: StudentRange) {
   const res = await tx`
     update homework_reminder_events e
        set canceled = true
       from learning_tasks t
      where e.task_id = ${taskId} and t.id = e.task_id
        and e.sent_at is null and not e.canceled
+       ${range ? inRange(tx, tx`e.target_user_id`, range) : tx``}
        and not (
          t.task_kind = 'HOMEWORK'
          and case e.trigger_type
@@ -73,6 +76,8 @@ export async function generateForTask(
   published = false,
   fresh = false,
   only: readonly TriggerType[] = TRIGGER_TYPES,
+  range?: StudentRange,
+  arbitrate: Arbitration = fresh ? 'none' : 'optimistic',
 ) {
   // `fresh`: the task was inserted by this transaction, so no event of it exists and no other
   // transaction can write one (it cannot see the task): a plain insert, without the per-row
@@ -81,7 +86,7 @@ export async function generateForTask(
   // candidates (one per student) are not even looked at (a moved deadline in a 100,000-student
   // course skipped 100,000 START probes).
   if (only.length === 0) return 0
-  return generateForMembers(tx, () => tx`t.id = ${taskId}`, now, published, !fresh, only)
+  return generateForMembers(tx, () => tx`t.id = ${taskId}`, now, published, arbitrate, only, range)
 }
 
 /*
@@ -96,6 +101,17 @@ async function lockVisibleTasks(tx: TxSql, which: ReturnType<TxSql>) {
 }
 
 /**
+ * How a generating insert treats a live event that already holds a row's place in the unique
+ * key (sql/040): 'none' — none can exist (a task inserted by this transaction); 'conflict' —
+ * ON CONFLICT DO NOTHING; 'optimistic' — a plain insert, repeated as 'conflict' (savepoint) if
+ * it meets one (23505). ON CONFLICT pays a speculative insertion per row (an extra WAL record:
+ * +30-40 % backend CPU for 30,000 new events, bench/cpu-variants.ts), and so does a NOT EXISTS
+ * probe per row (~+10 %); the background fan-out's chunks rarely meet a live event (a student
+ * who joined meanwhile, an unchanged START), and when one does the plain insert fails at once.
+ */
+type Arbitration = 'none' | 'conflict' | 'optimistic'
+
+/**
  * The homework chosen by `which` × the course's students × switched-on triggers still ahead.
  * Rows go in in (task, student) order, the order of the unique index: with a new task's key at
  * the right end of that index, each entry lands next to the previous one.
@@ -105,10 +121,31 @@ async function generateForMembers(
   which: () => ReturnType<TxSql>,
   now: Date,
   published: boolean,
-  arbitrate: boolean,
+  arbitrate: Arbitration,
   only: readonly TriggerType[] = TRIGGER_TYPES,
-) {
+  range?: StudentRange,
+): Promise<number> {
   await lockVisibleTasks(tx, which())
+  if (arbitrate === 'optimistic') {
+    try {
+      return await tx.savepoint((sp) => insertForMembers(sp, which, now, published, 'none', only, range))
+    } catch (e) {
+      if (!(e instanceof postgres.PostgresError && e.code === '23505')) throw e
+      return insertForMembers(tx, which, now, published, 'conflict', only, range)
+    }
+  }
+  return insertForMembers(tx, which, now, published, arbitrate, only, range)
+}
+
+async function insertForMembers(
+  tx: TxSql,
+  which: () => ReturnType<TxSql>,
+  now: Date,
+  published: boolean,
+  arbitrate: Arbitration,
+  only: readonly TriggerType[],
+  range: StudentRange | undefined,
+): Promise<number> {
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
     select ${uuidV7(tx)}, t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
@@ -121,8 +158,9 @@ async function generateForMembers(
        and tr.enabled
        and ${isAhead(tx, now)}
        ${only.length === TRIGGER_TYPES.length ? tx`` : tx`and tr.trigger_type = any(${only as TriggerType[]}::text[])`}
+       ${range ? inRange(tx, tx`m.user_id`, range) : tx``}
      order by t.id, m.user_id
-    ${arbitrate ? tx`on conflict do nothing` : tx``}`
+    ${arbitrate === 'conflict' ? tx`on conflict do nothing` : tx``}`
   return res.count
 }
 
@@ -189,7 +227,7 @@ export async function cancelPendingOfCourse(tx: TxSql, courseId: string) {
  * new homework). Events already live for the same time win, as in generateForTask.
  */
 export async function generateForCourse(tx: TxSql, courseId: string, now: Date, published = false) {
-  return generateForMembers(tx, () => tx`t.course_id = ${courseId}`, now, published, true)
+  return generateForMembers(tx, () => tx`t.course_id = ${courseId}`, now, published, 'conflict')
 }
 
 export interface EventRow {

@@ -1,0 +1,41 @@
+import type { Sql, TxSql } from '../../db/connect.ts'
+import { chunkEnd } from '../../db/student-range.ts'
+import type { Channel } from '../notifications/channel.ts'
+import { notify, type NewNotification } from '../notifications/notify.ts'
+import { excerpt } from './plain-text.ts'
+
+/** The notification of an announcement (its current title and text). */
+export const announcementNotice = (a: { id: string; courseId: string; title: string; content: string }): NewNotification => ({
+  actionPath: `/courses/${a.courseId}`,
+  params: { kind: 'ANNOUNCEMENT', announcementId: a.id, courseId: a.courseId, courseTitle: null, announcementTitle: a.title, excerpt: excerpt(a.content) },
+})
+
+/** An announcement of a large course: its notifications are written by the background fan-out. */
+export async function queueAnnouncement(tx: TxSql, announcementId: string, courseId: string) {
+  await tx`insert into announcement_fanout (announcement_id, course_id) values (${announcementId}, ${courseId})`
+}
+
+/**
+ * One chunk of the oldest queued announcement: notifications (and their e-mail outbox rows and
+ * stream signal) for the next students, delivered at `now`. The announcement is held FOR SHARE
+ * and skipped while an edit holds it, so a chunk never writes a title an edit just replaced
+ * (the edit rewrites the notifications already written); deleting it removes the queue row.
+ */
+export async function announcementChunk(sql: Sql, size: number, now: Date, channels: readonly Channel[]): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    const [job] = await tx<{ announcement_id: string; course_id: string; after_user: string | null; title: string; content: string }[]>`
+      select j.announcement_id, j.course_id, j.after_user, a.title, a.content
+        from announcement_fanout j join announcements a on a.id = j.announcement_id
+       order by j.queued_at, j.announcement_id
+       limit 1
+         for update of j skip locked
+         for share of a skip locked`
+    if (!job) return false
+    const range = { after: job.after_user, upTo: await chunkEnd(tx, job.course_id, job.after_user, size) }
+    const notice = announcementNotice({ id: job.announcement_id, courseId: job.course_id, title: job.title, content: job.content })
+    await notify(tx, { courseStudents: job.course_id, range }, notice, { now, channels })
+    if (range.upTo === null) await tx`delete from announcement_fanout where announcement_id = ${job.announcement_id}`
+    else await tx`update announcement_fanout set after_user = ${range.upTo} where announcement_id = ${job.announcement_id}`
+    return true
+  })
+}
