@@ -54,29 +54,39 @@ const sseStreams = new Gauge({
 let source: { sql: Sql; log: Logger } | undefined
 
 // Collected by one query at scrape time (shared by both gauges of a scrape).
-let pending: Promise<{ due: number; lag: number }> | undefined
-function reminderState(): Promise<{ due: number; lag: number }> {
+interface ScrapeState {
+  due: number
+  lag: number
+  /** Background fan-out (src/fanout.ts): rows queued, age of the oldest. */
+  queued: number
+  queueAge: number
+}
+let pending: Promise<ScrapeState> | undefined
+function reminderState(): Promise<ScrapeState> {
   pending ??= (async () => {
     try {
-      if (!source) return { due: 0, lag: 0 }
+      if (!source) return { due: 0, lag: 0, queued: 0, queueAge: 0 }
       return await reminderQuery(source.sql)
     } catch (e) {
       // The database is down: the rest of the scrape still answers; these two read NaN.
       source?.log.warn('metrics: reminder state unavailable', { error: String((e as Error)?.message ?? e) })
-      return { due: Number.NaN, lag: Number.NaN }
+      return { due: Number.NaN, lag: Number.NaN, queued: Number.NaN, queueAge: Number.NaN }
     } finally {
       queueMicrotask(() => (pending = undefined))
     }
   })()
   return pending
 }
-async function reminderQuery(sql: Sql) {
-  const [row] = await sql<{ due: string; oldest: Date | null }[]>`
-    select count(*) as due, min(scheduled_at) as oldest
-      from homework_reminder_events
-     where sent_at is null and not canceled and scheduled_at <= now()`
-  const oldest = row?.oldest ? new Date(row.oldest).getTime() : null
-  return { due: Number(row?.due ?? 0), lag: oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000) }
+async function reminderQuery(sql: Sql): Promise<ScrapeState> {
+  const [row] = await sql<{ due: string; oldest: Date | null; queued: string; queued_since: Date | null }[]>`
+    select e.due, e.oldest, f.queued, f.queued_since
+      from (select count(*) as due, min(scheduled_at) as oldest
+              from homework_reminder_events
+             where sent_at is null and not canceled and scheduled_at <= now()) e,
+           (select count(*) as queued, min(queued_at) as queued_since
+              from (select queued_at from reminder_fanout union all select queued_at from announcement_fanout) q) f`
+  const age = (d: Date | null | undefined) => (d ? Math.max(0, (Date.now() - new Date(d).getTime()) / 1000) : 0)
+  return { due: Number(row?.due ?? 0), lag: age(row?.oldest), queued: Number(row?.queued ?? 0), queueAge: age(row?.queued_since) }
 }
 new Gauge({
   name: 'reminder_events_due',
@@ -92,6 +102,23 @@ new Gauge({
   registers: [registry],
   async collect() {
     this.set((await reminderState()).lag)
+  },
+})
+
+new Gauge({
+  name: 'fanout_queued',
+  help: 'Homework and announcements of large courses whose reminder events or notifications are still being written (background fan-out).',
+  registers: [registry],
+  async collect() {
+    this.set((await reminderState()).queued)
+  },
+})
+new Gauge({
+  name: 'fanout_oldest_seconds',
+  help: 'Age of the oldest background fan-out still queued (0 when none).',
+  registers: [registry],
+  async collect() {
+    this.set((await reminderState()).queueAge)
   },
 })
 

@@ -64,7 +64,7 @@ describe('METRICS_PORT /metrics', () => {
     countEmail('sent')
     setSseStreams(3)
     const text = await scrape()
-    for (const name of ['reminder_events_due', 'reminder_dispatch_lag_seconds', 'sse_streams_open', 'process_resident_memory_bytes']) {
+    for (const name of ['reminder_events_due', 'reminder_dispatch_lag_seconds', 'fanout_queued', 'fanout_oldest_seconds', 'sse_streams_open', 'process_resident_memory_bytes']) {
       expect(sample(text, name)).toBeNumber()
     }
     expect(sample(text, 'reminder_events_due')).toBeGreaterThanOrEqual(0)
