@@ -34,21 +34,24 @@ function createFanout(deps: Deps): Fanout {
   const size = deps.config.fanoutChunkStudents
   let running: Promise<void> | null = null
   let again = false
+  let stopped = false
 
   /** Chunks until both queues are empty (or held by other runners and edits). */
   async function work(): Promise<number> {
     let chunks = 0
-    for (;;) {
+    while (!stopped) {
       const reminders = await reminderChunk(deps.sql, size)
       const announcements = await announcementChunk(deps.sql, size, deps.clock.now(), channelsOn(deps))
       if (!reminders && !announcements) return chunks
       chunks += Number(reminders) + Number(announcements)
     }
+    return chunks
   }
 
   return {
     inlineStudents: deps.config.fanoutInlineStudents,
     kick() {
+      if (stopped) return
       if (running) {
         again = true
         return
@@ -67,6 +70,10 @@ function createFanout(deps: Deps): Fanout {
     async drain() {
       while (running) await running
       return work()
+    },
+    async stop() {
+      stopped = true
+      while (running) await running
     },
   }
 }

@@ -4,6 +4,7 @@ import { connectDatabase } from './db/connect.ts'
 import { migrate } from './db/migrate.ts'
 import type { Deps, Lifecycle } from './deps.ts'
 import { backupJob, defaultJobs, scheduler, stopJobs } from './jobs.ts'
+import { fanoutOf } from './fanout.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
 import { bodyCeiling } from './http/plumbing.ts'
@@ -110,6 +111,9 @@ async function shutdown(signal: string) {
   void app.server?.stop(false)
   metrics?.stop(true)
   while ((app.server?.pendingRequests ?? 0) > 0) await Bun.sleep(50)
+  // A background fan-out chunk in progress commits first; the rest resumes on another instance
+  // or after the restart (its queue row stays).
+  await fanoutOf(deps).stop()
   await db.close()
   log.info('stopped', { durationMs: Math.round(performance.now() - started) })
   process.exit(0)

@@ -15,4 +15,6 @@ export interface Fanout extends FanoutPolicy {
   kick(): void
   /** Works the queue until it is empty (the cron job, tests); the number of chunks done. */
   drain(): Promise<number>
+  /** Shutting down: no chunk starts after the current one, which this waits for. */
+  stop(): Promise<void>
 }
