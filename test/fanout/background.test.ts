@@ -150,7 +150,14 @@ describe('reminder events of a large course', () => {
     expect(await sql`select 1 from reminder_fanout where course_id = ${b.courseId}`).toHaveLength(0)
     expect(await drainAll()).toBeUndefined()
     expect(await events(b, tb.id)).toEqual([])
+    // Unarchived: the course's homework is queued again and gets the events still ahead.
+    clock.set(plus(T0, 6 * HOUR))
     expect((await b.ctx.api.patch(`/courses/${b.courseId}`, { token: b.teacher.token, json: { archived: false } })).status).toBe(200)
+    await drainAll()
+    const after = await events(b, tb.id)
+    expect(after.filter((e) => e.endsWith('PENDING'))).toHaveLength(10)
+    expect(after.filter((e) => e.includes(' START '))).toEqual([])
+    expect(await sql`select 1 from reminder_fanout where course_id = ${b.courseId}`).toHaveLength(0)
   })
 })
 

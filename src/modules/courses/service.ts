@@ -1,4 +1,5 @@
 import postgres from 'postgres'
+import type { Fanout } from '../../lib/fanout.ts'
 import type { Sql } from '../../db/connect.ts'
 import { iso } from '../../http/envelope.ts'
 import { AppError, conflict, forbidden, invalidField, notFound } from '../../http/errors.ts'
@@ -81,7 +82,8 @@ export const getCourse = (sql: Sql, courseId: string, user: CurrentUser) => cour
  * (with other edits alongside) or `archived: true` alone (a repeat): anything else is a write in
  * a read-only course (409, 40908).
  */
-export async function updateCourse(sql: Sql, courseId: string, user: CurrentUser, body: UpdateCourseBody, now: Date) {
+export async function updateCourse(sql: Sql, courseId: string, user: CurrentUser, body: UpdateCourseBody, now: Date, fanout?: Fanout) {
+  let queued = false
   await sql.begin(async (tx) => {
     const before = await q.lockCourseState(tx, courseId)
     if (!before) throw notFound('COURSE_NOT_FOUND', 'This course does not exist.')
@@ -89,8 +91,9 @@ export async function updateCourse(sql: Sql, courseId: string, user: CurrentUser
     if (before.archived && body.archived !== false && !archivingAgain) throw courseArchived()
     await q.updateCourse(tx, courseId, body)
     if (body.archived === true && !before.archived) await courseArchivedHook(tx, courseId)
-    if (body.archived === false && before.archived) await courseUnarchived(tx, courseId, now)
+    if (body.archived === false && before.archived) queued = await courseUnarchived(tx, courseId, now, fanout)
   })
+  if (queued) fanout!.kick()
   return courseFor(sql, courseId, user.id)
 }
 

@@ -37,6 +37,18 @@ export async function queueReminders(tx: TxSql, taskId: string, now: Date, publi
            after_user = null`
 }
 
+/** Every published homework of the course, queued as for a reschedule (the course was unarchived). */
+export async function queueRemindersOfCourse(tx: TxSql, courseId: string, now: Date) {
+  await tx`
+    insert into reminder_fanout (task_id, course_id, requested_at, published, triggers, queued_at)
+    select t.id, t.course_id, ${now}, false, ${TRIGGER_TYPES as TriggerType[]}::text[], now()
+      from learning_tasks t
+     where t.course_id = ${courseId} and t.task_kind = 'HOMEWORK' and t.publish_state = 'PUBLISHED'
+     order by t.id
+    on conflict (task_id) do update
+       set requested_at = excluded.requested_at, triggers = excluded.triggers, after_user = null`
+}
+
 /** The homework no longer gets events (unpublished), or none of the course's (archived). */
 export async function dropQueuedReminders(tx: TxSql, which: { taskId: string } | { courseId: string }) {
   if ('taskId' in which) await tx`delete from reminder_fanout where task_id = ${which.taskId}`

@@ -1,6 +1,7 @@
 import type { TxSql } from '../../db/connect.ts'
 import type { FanoutPolicy } from '../../lib/fanout.ts'
-import { dropQueuedReminders, isLargeCourseOfTask, queueReminders } from './fanout.ts'
+import { studentCount } from '../../db/student-range.ts'
+import { dropQueuedReminders, isLargeCourseOfTask, queueReminders, queueRemindersOfCourse } from './fanout.ts'
 import { type TriggerType, cancelPendingForStudent, cancelPendingOfCourse, cancelPendingOfTask, cancelStaleForTask, generateForCourse, generateForStudent, generateForStudents, generateForTask, lockTask } from './queries.ts'
 
 /**
@@ -73,8 +74,13 @@ export async function courseArchived(tx: TxSql, courseId: string): Promise<void>
 }
 
 /** The course is active again: the events whose times are still ahead, as for a rescheduled homework. */
-export async function courseUnarchived(tx: TxSql, courseId: string, now: Date): Promise<void> {
+export async function courseUnarchived(tx: TxSql, courseId: string, now: Date, fanout?: FanoutPolicy): Promise<boolean> {
+  if (fanout && (await studentCount(tx, courseId)) > fanout.inlineStudents) {
+    await queueRemindersOfCourse(tx, courseId, now)
+    return true
+  }
   await generateForCourse(tx, courseId, now)
+  return false
 }
 
 /** Homework was copied into the course in this transaction: events as a normal creation gives. */
