@@ -32,7 +32,8 @@ export function announcementRoutes(deps: Deps) {
           description:
             'Title 1-200 characters; content is rich text (up to 100 000 characters) sanitised against the allow-list; content with ' +
             'nothing allowed left → 400. Every student of the course gets an ANNOUNCEMENT notification (title, a plain-text excerpt, ' +
-            'actionPath `/courses/{courseId}`).',
+            'actionPath `/courses/{courseId}`); in a course of more than FANOUT_INLINE_STUDENTS (5,000) students they are written right after ' +
+            'this answer, in chunks (background fan-out).',
         },
       },
     )

@@ -142,7 +142,8 @@ function structureRoutes(deps: Deps) {
           description:
             'MEDIA tasks need materialType (FILE + resourceId of a FILE resource of this course, LINK + http(s) url, TEXT + content); ' +
             'QUIZ tasks need questions (choice questions: 2-20 options, correctOptions as 0-based indexes, exactly one for SINGLE_CHOICE). ' +
-            'HOMEWORK needs dueAt after startAt (default now) and schedules reminders.',
+            'HOMEWORK needs dueAt after startAt (default now) and schedules reminders (in a course of more than FANOUT_INLINE_STUDENTS ' +
+            'students the events are written right after this answer, in chunks).',
         },
       },
     )
@@ -171,7 +172,7 @@ function structureRoutes(deps: Deps) {
             '(a question keeps its id when the request names it; send the ids back). A stored question left out that students ' +
             'answered needs `confirmQuestionRemoval: true`, else 409 HAS_SUBMISSIONS with `data.questions`. A changed answer key, ' +
             'points or set of questions regrades the sheets already handed in; `regrade` reports it. Changing startAt, dueAt, a notify switch or taskKind ' +
-            'reschedules the homework reminders. taskType cannot change once the task has submissions (409).',
+            'reschedules the homework reminders (in a large course right after this answer, as on creation). taskType cannot change once the task has submissions (409).',
         },
       },
     )
