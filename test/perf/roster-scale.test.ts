@@ -181,6 +181,16 @@ describe(`roster reads at ${SEMINAR} and ${BIG} students`, () => {
     expect(counts.slice(0, 3)).toEqual(counts.slice(3))
   })
 
+  test('GET …/members, first page: the teachers and the student count come in one statement (4 in all with the session and the course guard)', async () => {
+    for (const course of [seminar, big]) {
+      const r = await statementsOf(`/courses/${course.id}/members?pageSize=5`, owner.token)
+      expect(r.res.data.total).toBe((course === big ? BIG : SEMINAR) + 1)
+      // Session lookup, course guard, teachers (+ the counter row), the students' window.
+      expect(r.statements.length).toBe(4)
+      expect(r.statements.filter((s) => /from course_counters/i.test(s.query))).toHaveLength(1)
+    }
+  })
+
   test('the homework list of the seminar teacher reads studentCount from the counter (no count over members)', async () => {
     const r = await statementsOf(`/courses/${seminar.id}/homeworks`, owner.token)
     expect(r.statements.some((s) => /count\(\*\)[^]*from course_members/i.test(s.query))).toBe(false)

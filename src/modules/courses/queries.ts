@@ -37,11 +37,12 @@ export async function insertCourse(
 
 /**
  * Owner + co-teachers + students, from the counters kept by triggers (sql/034): one keyed row,
- * whatever the size of the course (no count of its members per request).
+ * whatever the size of the course (no count of its members per request). Read once per course
+ * (`left join course_counters cc on cc.course_id = c.id`), not once per column.
  */
 const memberCount = (sql: Db) => sql`
-           1 + coalesce((select cc.co_teachers + cc.students from course_counters cc where cc.course_id = c.id), 0) as member_count,
-           coalesce((select cc.students from course_counters cc where cc.course_id = c.id), 0) as student_count`
+           1 + coalesce(cc.co_teachers + cc.students, 0) as member_count,
+           coalesce(cc.students, 0) as student_count`
 
 export async function findCourse(sql: Db, courseId: string, viewerId: string) {
   const [row] = await sql<CourseRow[]>`
@@ -51,6 +52,7 @@ export async function findCourse(sql: Db, courseId: string, viewerId: string) {
            exists (select 1 from course_teachers ct where ct.course_id = c.id and ct.user_id = ${viewerId}) as co_teacher
       from courses c
       join users t on t.id = c.teacher_id
+      left join course_counters cc on cc.course_id = c.id
      where c.id = ${courseId}`
   return row ?? null
 }
@@ -72,6 +74,7 @@ export async function listCoursesOf(sql: Db, userId: string, archived = false) {
       from mine
       join courses c on c.id = mine.course_id
       join users t on t.id = c.teacher_id
+      left join course_counters cc on cc.course_id = c.id
      where c.archived = ${archived}
      order by mine.since desc, c.id desc`
 }
@@ -143,10 +146,15 @@ export interface MemberRow {
   joined_key: string
 }
 
-/** The owner (joined = course creation), then the co-teachers by when they were added: a handful of rows. */
+/**
+ * The owner (joined = course creation), then the co-teachers by when they were added: a handful
+ * of rows. Each row also carries the course's student count from its counter row (sql/034), read
+ * once for the statement: the members page needs both, in one round trip.
+ */
 export async function listTeachers(sql: Db, courseId: string) {
-  return sql<MemberRow[]>`
-    select u.id as user_id, u.username, u.display_name, 'TEACHER' as role, p.owner, p.joined_at, p.joined_at::text as joined_key
+  return sql<(MemberRow & { course_students: number })[]>`
+    select u.id as user_id, u.username, u.display_name, 'TEACHER' as role, p.owner, p.joined_at, p.joined_at::text as joined_key,
+           coalesce((select cc.students from course_counters cc where cc.course_id = ${courseId}), 0) as course_students
       from (select c.teacher_id as user_id, true as owner, c.created_at as joined_at, 0 as rank
               from courses c where c.id = ${courseId}
             union all
@@ -181,13 +189,6 @@ export async function listStudents(
        ${w.search ? sql`and (strpos(lower(m.display_name), ${w.search}) > 0 or strpos(lower(m.username), ${w.search}) > 0)` : sql``}
      order by m.joined_at, m.user_id
      limit ${w.limit} ${w.offset > 0 ? sql`offset ${w.offset}` : sql``}`
-}
-
-/** Students (counter row) and co-teachers of the course, from course_counters (sql/034). */
-export async function courseCounts(sql: Db, courseId: string) {
-  const [row] = await sql<{ students: number; co_teachers: number; invitations: number }[]>`
-    select students, co_teachers, invitations from course_counters where course_id = ${courseId}`
-  return row ?? { students: 0, co_teachers: 0, invitations: 0 }
 }
 
 /** The students whose name or username contains `search` (index-only, bounded by the course). */

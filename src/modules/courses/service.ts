@@ -174,7 +174,8 @@ export async function listMembers(sql: Sql, courseId: string, query: MembersQuer
   const search = query.q ? query.q.toLowerCase() : null
   const after = query.after ? decodeCursor(query.after) : null
   const offset = offsetOf(query)
-  const [teachers, counts] = await Promise.all([q.listTeachers(sql, courseId), search ? null : q.courseCounts(sql, courseId)])
+  // The teachers and the course's student count in one statement (the owner's row is always there).
+  const teachers = await q.listTeachers(sql, courseId)
   const matching = search
     ? teachers.filter((t) => t.display_name.toLowerCase().includes(search) || t.username.toLowerCase().includes(search))
     : teachers
@@ -184,7 +185,7 @@ export async function listMembers(sql: Sql, courseId: string, query: MembersQuer
   const studentOffset = after ? 0 : Math.max(0, offset - matching.length)
   const [students, studentTotal] = await Promise.all([
     limit > 0 ? q.listStudents(sql, courseId, { limit, offset: studentOffset, after, search }) : Promise.resolve([] as q.MemberRow[]),
-    search ? q.countMatchingStudents(sql, courseId, search) : Promise.resolve(counts!.students),
+    search ? q.countMatchingStudents(sql, courseId, search) : Promise.resolve(teachers[0]?.course_students ?? 0),
   ])
   const last = students.length === limit && limit > 0 ? students[students.length - 1] : undefined
   return {
