@@ -1,6 +1,9 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { signUp } from '../support/harness.ts'
 import { hasChromium, openTab, serverAndBrowser } from './support.ts'
+
+// A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
+setDefaultTimeout(60_000)
 
 /*
  * Issue 29.10 in Chromium at 390 px: a page whose code cannot be fetched (offline) says so in

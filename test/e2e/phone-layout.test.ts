@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { signUp, type Account } from '../support/harness.ts'
 import { expectNoErrors, hasChromium, openTab, serverAndBrowser } from './support.ts'
+
+// A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
+setDefaultTimeout(60_000)
 
 /*
  * Issue 29.10 in Chromium at phone width (390 px), in English and Chinese: the main navigation's

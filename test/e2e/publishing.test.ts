@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { publishScheduledTasks } from '../../src/modules/learning/publishing.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
 import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, PASSWORD, startServer, type Server, type Tab } from './support.ts'
+
+// A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
+setDefaultTimeout(60_000)
 
 /**
  * Issue 29.9 in Chromium: the teacher saves a task as a draft, schedules one, publishes and

@@ -1,7 +1,10 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp } from '../support/harness.ts'
 import { expectNoErrors, hasChromium, openTab, serverAndBrowser } from './support.ts'
+
+// A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
+setDefaultTimeout(60_000)
 
 /*
  * Issue 29.10 in Chromium at 390 px, English and Chinese: handing in a quiz whose choice

@@ -6,6 +6,7 @@ import { fanoutOf } from '../../src/fanout.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, testDatabase, usingExternalDb, type Account, type TestContext } from '../support/harness.ts'
 import { DAY, HOUR, bulkStudents, plus } from '../support/reminders.ts'
+import { waitFor } from '../support/wait.ts'
 import { createPoint, createTask, createUnit, textTask } from '../learning/helpers.ts'
 
 /*
@@ -180,17 +181,21 @@ describe('a student who joins while a chunk is being written', () => {
     const side = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
     try {
       let release!: () => void
+      let written!: () => void
       const held = new Promise<void>((r) => (release = r))
+      const wrote = new Promise<void>((r) => (written = r))
       // The join's transaction: the first student's DUE written, not yet committed.
       const join = side.begin(async (tx) => {
         await tx`insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at)
                  values (${newId()}, ${tb.id}, ${b.students[0]!}, 'DUE', ${due})`
+        written()
         await held
       })
-      await Bun.sleep(100)
+      await wrote
       const draining = fanoutOf(background.deps).drain()
-      // The chunk's insert now waits for the join's row; the join commits; the chunk meets 23505 and retries arbitrated.
-      await Bun.sleep(300)
+      // The chunk's insert waits for the join's row (a backend of this database waiting on a lock)...
+      await waitFor(async () => (await sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`).length > 0, { what: 'the chunk to wait for the join' })
+      // ...the join commits; the chunk meets 23505 and retries arbitrated.
       release()
       await join
       expect(await draining).toBeGreaterThanOrEqual(1)
