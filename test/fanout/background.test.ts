@@ -3,6 +3,7 @@ import postgres from 'postgres'
 import type { Sql } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { fanoutOf } from '../../src/fanout.ts'
+import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, testDatabase, usingExternalDb, type Account, type TestContext } from '../support/harness.ts'
 import { DAY, HOUR, bulkStudents, plus } from '../support/reminders.ts'
@@ -159,6 +160,34 @@ describe('reminder events of a large course', () => {
     expect(after.filter((e) => e.endsWith('PENDING'))).toHaveLength(10)
     expect(after.filter((e) => e.includes(' START '))).toEqual([])
     expect(await sql`select 1 from reminder_fanout where course_id = ${b.courseId}`).toHaveLength(0)
+  })
+})
+
+describe('the scan while a reschedule is still being written', () => {
+  test('an event of the old deadline that comes due before its chunk is canceled, not sent', async () => {
+    clock.set(plus(T0, 8 * HOUR))
+    const due = plus(T0, 5 * DAY)
+    const tb = await createTask(b.ctx.api, `/courses/${b.courseId}/learning`, b.teacher, b.pointId, {
+      ...textTask,
+      title: 'Stale',
+      taskKind: 'HOMEWORK',
+      startAt: plus(T0, 9 * HOUR).toISOString(),
+      dueAt: due.toISOString(),
+    })
+    await drainAll()
+    // As a moved deadline leaves them until their chunk runs: a pending DUE at the old time.
+    const old = plus(T0, 10 * HOUR)
+    await sql`insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at)
+              values (${newId()}, ${tb.id}, ${b.students[0]!}, 'DUE', ${old})`
+    await dispatch(sql, plus(old, 60_000))
+    const [starts] = await sql<{ n: number }[]>`select count(*)::int as n from homework_reminder_events where task_id = ${tb.id} and trigger_type = 'START' and sent_at is not null`
+    expect(starts!.n).toBe(5)
+    const rows = await sql<{ state: string }[]>`
+      select case when canceled then 'CANCELED' when sent_at is not null then 'SENT' else 'PENDING' end as state
+        from homework_reminder_events where task_id = ${tb.id} and trigger_type = 'DUE' and scheduled_at = ${old}`
+    expect(rows.map((x) => x.state)).toEqual(['CANCELED'])
+    const inbox = await sql`select 1 from notifications where user_id = ${b.students[0]!} and params->>'taskId' = ${tb.id} and params->>'trigger' = 'DUE'`
+    expect(inbox).toHaveLength(0)
   })
 })
 

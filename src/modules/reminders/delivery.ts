@@ -15,8 +15,9 @@ export interface DeliveredBatch {
  * each, marks it sent or canceled, and writes the notifications of the sent ones with the
  * `channels`' outbox rows (notifications/notify.ts `notifyEventsWith`; the stream announcement
  * follows in the same transaction). An event is canceled instead of sent when its course is
- * archived, its task is no longer homework, its student is no longer in the course, or
- * (BEFORE_DUE_24H, DUE) the student has already submitted. The notification's params are built
+ * archived, its task is no longer homework, its student is no longer in the course,
+ * (BEFORE_DUE_24H, DUE) the student has already submitted, or its time is no longer the task's
+ * for that trigger (or the trigger was switched off): a reschedule not yet through. The notification's params are built
  * once per task of the batch (no wording: texts are rendered for their reader from params,
  * notifications/texts.ts).
  *
@@ -31,7 +32,7 @@ export interface DeliveredBatch {
 export async function deliverDue(tx: TxSql, now: Date, limit: number, channels: readonly Channel[]): Promise<DeliveredBatch> {
   const ctes = tx`
     claimed as (
-      select id, task_id, target_user_id, trigger_type
+      select id, task_id, target_user_id, trigger_type, scheduled_at
         from homework_reminder_events
        where scheduled_at <= ${now} and sent_at is null and not canceled
        order by scheduled_at, id
@@ -40,7 +41,7 @@ export async function deliverDue(tx: TxSql, now: Date, limit: number, channels: 
     ), tasks as (
       -- Each task of the batch once (a batch spans a few): what its notifications share. LIMIT 1
       -- keeps the lookup keyed (as a plain join the planner hashed all 20,400 tasks).
-      select t.id, t.course_id, t.task_kind, t.archived,
+      select t.id, t.course_id, t.task_kind, t.archived, t.start_at, t.due_at, t.notify_on_start, t.notify_before_due_24h, t.notify_on_due,
              '/courses/' || t.course_id || '?taskId=' || t.id as action_path,
              jsonb_build_object(
                'kind', 'HOMEWORK_REMINDER',
@@ -48,13 +49,23 @@ export async function deliverDue(tx: TxSql, now: Date, limit: number, channels: 
                'startAt', to_char(t.start_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                'dueAt', to_char(t.due_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as params
         from (select distinct task_id from claimed) d
-        cross join lateral (select t.id, t.course_id, t.title, t.start_at, t.due_at, t.task_kind, co.title as course_title, co.archived
+        cross join lateral (select t.id, t.course_id, t.title, t.start_at, t.due_at, t.task_kind, t.notify_on_start, t.notify_before_due_24h,
+                                   t.notify_on_due, co.title as course_title, co.archived
                               from learning_tasks t join courses co on co.id = t.course_id
                              where t.id = d.task_id limit 1) t
     ), judged as (
       select c.id, c.target_user_id, c.trigger_type, t.id as task_id,
              t.task_kind = 'HOMEWORK' and not t.archived and m.member is not null
-               and not (c.trigger_type in ('BEFORE_DUE_24H', 'DUE') and s.submitted is not null) as deliver
+               and not (c.trigger_type in ('BEFORE_DUE_24H', 'DUE') and s.submitted is not null)
+               -- Still the task's time for this trigger (reminders/queries.ts cancelStaleForTask's
+               -- rule): a stale event whose reschedule is still being written by the background
+               -- fan-out (src/fanout.ts) is canceled, not sent.
+               and case c.trigger_type
+                     when 'START' then t.notify_on_start
+                       and (c.scheduled_at = t.start_at or (t.start_at <= c.scheduled_at and c.scheduled_at < t.due_at))
+                     when 'BEFORE_DUE_24H' then t.notify_before_due_24h and c.scheduled_at = t.due_at - interval '24 hours'
+                     else t.notify_on_due and c.scheduled_at = t.due_at
+                   end as deliver
         from claimed c
         join tasks t on t.id = c.task_id
         -- Keyed probes, as above (as EXISTS the planner hashed all 81,800 memberships).
