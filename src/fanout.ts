@@ -8,7 +8,7 @@ export type { Fanout, FanoutPolicy } from './lib/fanout.ts'
 
 /*
  * The background fan-out (issue 26). A homework or an announcement in a course of more than
- * FANOUT_INLINE_STUDENTS students is committed with a queue row (sql/046) instead of its
+ * FANOUT_INLINE_STUDENTS students is committed with a queue row (sql/045) instead of its
  * 300,000 reminder events or 100,000 notifications; `kick` after the commit starts this
  * process's runner, which works the queue in chunks of FANOUT_CHUNK_STUDENTS students, one
  * transaction each (the rows and the cursor together), until it is empty. The queue rows are

@@ -5,7 +5,7 @@ import { cancelStaleForTask, generateForTask, TRIGGER_TYPES, type TriggerType } 
 /*
  * Reminder events of a homework in a large course, written by the background fan-out
  * (src/modules/fanout/runner.ts) in chunks of students instead of in the teacher's request.
- * A queued row (sql/046 reminder_fanout) stands for "bring this homework's events in line with
+ * A queued row (sql/045 reminder_fanout) stands for "bring this homework's events in line with
  * its current times": each chunk does for its students what homeworkScheduleChanged does for
  * all (cancel the stale pending events, generate the given triggers), in its own transaction
  * with the cursor, so a chunk is done exactly once and a crash resumes after the last one.
