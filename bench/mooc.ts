@@ -179,7 +179,7 @@ const s2 = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 /*
  * Above FANOUT_INLINE_STUDENTS (default 5,000) a homework's events and an announcement's
  * notifications are written by the background fan-out right after the request's commit
- * (src/modules/fanout). These rows time the answer (the target) and, beside it, how long until
+ * (src/fanout.ts). These rows time the answer (the target) and, beside it, how long until
  * the fan-out had written everything (`drain` waits for the runner the request started); the
  * CPU covers both. The next request starts only when the previous fan-out is done.
  */

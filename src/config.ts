@@ -38,7 +38,7 @@ const EnvSchema = z
     TRUST_PROXY: bool.default(false),
     REMINDER_SCAN_CRON: cronExpr.default('* * * * *'),
     // Courses of more students get their reminder events and announcement notifications from the
-    // background fan-out (src/modules/fanout), in chunks of FANOUT_CHUNK_STUDENTS students; the
+    // background fan-out (src/fanout.ts), in chunks of FANOUT_CHUNK_STUDENTS students; the
     // runner starts right after the request's commit, and FANOUT_CRON picks up what another
     // (stopped) instance left.
     FANOUT_INLINE_STUDENTS: int(0, 10_000_000).default(5000),

@@ -128,7 +128,7 @@ export function reminderJob(deps: Deps): Job {
 }
 
 /**
- * Works the background fan-out's queue (src/modules/fanout): what this instance's runner did not
+ * Works the background fan-out's queue (src/fanout.ts): what this instance's runner did not
  * finish, or another (stopped) instance left. Every 15 s by default; FANOUT_CRON changes it and
  * 'off' disables it on this instance. Safe on every instance at once (SKIP LOCKED claims).
  */

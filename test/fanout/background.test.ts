@@ -47,6 +47,10 @@ async function side(ctx: TestContext, n = 5): Promise<Side> {
   return { ctx, teacher, courseId, students, pointId: point.id }
 }
 
+/** A homework in the side's course (text task), with `fields` (title, times). */
+const homework = (s: Side, fields: Record<string, unknown>) =>
+  createTask(s.ctx.api, `/courses/${s.courseId}/learning`, s.teacher, s.pointId, { ...textTask, taskKind: 'HOMEWORK', ...fields })
+
 const drainAll = async () => {
   await fanoutOf(background.deps).drain()
   await fanoutOf(other.deps).drain()
@@ -74,9 +78,9 @@ beforeAll(async () => {
 
 describe('reminder events of a large course', () => {
   test('a new open homework: the same events as inline, START at the request time, nothing left queued', async () => {
-    const body = { ...textTask, title: 'Essay', taskKind: 'HOMEWORK', dueAt: plus(T0, 3 * DAY).toISOString() }
-    const ta = await createTask(a.ctx.api, `/courses/${a.courseId}/learning`, a.teacher, a.pointId, body)
-    const tb = await createTask(b.ctx.api, `/courses/${b.courseId}/learning`, b.teacher, b.pointId, body)
+    const body = { title: 'Essay', dueAt: plus(T0, 3 * DAY).toISOString() }
+    const ta = await homework(a, body)
+    const tb = await homework(b, body)
     await drainAll()
     const ea = await events(a, ta.id)
     expect(ea).toHaveLength(15)
@@ -87,9 +91,9 @@ describe('reminder events of a large course', () => {
 
   test('a moved deadline: old pending events canceled, new ones made, START kept — as inline', async () => {
     clock.set(plus(T0, HOUR))
-    const body = { ...textTask, title: 'Lab', taskKind: 'HOMEWORK', startAt: plus(T0, 2 * HOUR).toISOString(), dueAt: plus(T0, 3 * DAY).toISOString() }
-    const ta = await createTask(a.ctx.api, `/courses/${a.courseId}/learning`, a.teacher, a.pointId, body)
-    const tb = await createTask(b.ctx.api, `/courses/${b.courseId}/learning`, b.teacher, b.pointId, body)
+    const body = { title: 'Lab', startAt: plus(T0, 2 * HOUR).toISOString(), dueAt: plus(T0, 3 * DAY).toISOString() }
+    const ta = await homework(a, body)
+    const tb = await homework(b, body)
     await drainAll()
     clock.set(plus(T0, 2 * HOUR + 60_000))
     const move = { dueAt: plus(T0, 5 * DAY).toISOString() }
@@ -106,12 +110,7 @@ describe('reminder events of a large course', () => {
 
   test('an edit while the first fan-out is half done: it starts over with both changes, each student once', async () => {
     clock.set(plus(T0, 3 * HOUR))
-    const tb = await createTask(b.ctx.api, `/courses/${b.courseId}/learning`, b.teacher, b.pointId, {
-      ...textTask,
-      title: 'Half done',
-      taskKind: 'HOMEWORK',
-      dueAt: plus(T0, 4 * DAY).toISOString(),
-    })
+    const tb = await homework(b, { title: 'Half done', dueAt: plus(T0, 4 * DAY).toISOString() })
     await drainAll()
     // As if the runner had stopped after the first chunk of a fresh homework: only the first two
     // students have events, and the queue row says so.
@@ -137,12 +136,7 @@ describe('reminder events of a large course', () => {
 
   test('archiving the course drops its queued fan-out: nothing is generated afterwards', async () => {
     clock.set(plus(T0, 5 * HOUR))
-    const tb = await createTask(b.ctx.api, `/courses/${b.courseId}/learning`, b.teacher, b.pointId, {
-      ...textTask,
-      title: 'Archived',
-      taskKind: 'HOMEWORK',
-      dueAt: plus(T0, 4 * DAY).toISOString(),
-    })
+    const tb = await homework(b, { title: 'Archived', dueAt: plus(T0, 4 * DAY).toISOString() })
     await drainAll()
     await sql`delete from homework_reminder_events where task_id = ${tb.id}`
     await sql`insert into reminder_fanout (task_id, course_id, requested_at, published, triggers)
@@ -167,13 +161,7 @@ describe('the scan while a reschedule is still being written', () => {
   test('an event of the old deadline that comes due before its chunk is canceled, not sent', async () => {
     clock.set(plus(T0, 8 * HOUR))
     const due = plus(T0, 5 * DAY)
-    const tb = await createTask(b.ctx.api, `/courses/${b.courseId}/learning`, b.teacher, b.pointId, {
-      ...textTask,
-      title: 'Stale',
-      taskKind: 'HOMEWORK',
-      startAt: plus(T0, 9 * HOUR).toISOString(),
-      dueAt: due.toISOString(),
-    })
+    const tb = await homework(b, { title: 'Stale', startAt: plus(T0, 9 * HOUR).toISOString(), dueAt: due.toISOString() })
     await drainAll()
     // As a moved deadline leaves them until their chunk runs: a pending DUE at the old time.
     const old = plus(T0, 10 * HOUR)
@@ -196,13 +184,7 @@ describe('a student who joins while a chunk is being written', () => {
   test.skipIf(!usingExternalDb())('their events, committed between the chunk\'s look-up and its insert, are kept and not doubled', async () => {
     clock.set(plus(T0, 7 * HOUR))
     const due = plus(T0, 4 * DAY)
-    const tb = await createTask(b.ctx.api, `/courses/${b.courseId}/learning`, b.teacher, b.pointId, {
-      ...textTask,
-      title: 'Race',
-      taskKind: 'HOMEWORK',
-      startAt: plus(T0, 8 * HOUR).toISOString(),
-      dueAt: due.toISOString(),
-    })
+    const tb = await homework(b, { title: 'Race', startAt: plus(T0, 8 * HOUR).toISOString(), dueAt: due.toISOString() })
     await drainAll()
     await sql`delete from homework_reminder_events where task_id = ${tb.id}`
     await sql`insert into reminder_fanout (task_id, course_id, requested_at, published, triggers)

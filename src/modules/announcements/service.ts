@@ -45,7 +45,7 @@ async function load(sql: Sql, courseId: string, id: string) {
  * Publishes an announcement and notifies every student of the course in the same transaction
  * (one INSERT … SELECT), so either both happen or neither. In a course of more than
  * FANOUT_INLINE_STUDENTS students the notifications are queued with the announcement instead
- * and written right after the commit by the background fan-out (src/modules/fanout).
+ * and written right after the commit by the background fan-out (src/fanout.ts).
  */
 export async function publish(
   sql: Sql,

@@ -25,7 +25,7 @@ import type { NotificationParams } from './texts.ts'
  */
 export type Recipients =
   | readonly string[]
-  /** `range`: only the students of one chunk of a background fan-out (src/modules/fanout). */
+  /** `range`: only the students of one chunk of a background fan-out (src/fanout.ts). */
   | { courseStudents: string; range?: StudentRange }
   | { courseTeachers: string }
 

@@ -4,7 +4,7 @@ import { cancelStaleForTask, generateForTask, TRIGGER_TYPES, type TriggerType } 
 
 /*
  * Reminder events of a homework in a large course, written by the background fan-out
- * (src/modules/fanout/runner.ts) in chunks of students instead of in the teacher's request.
+ * (src/fanout.ts) in chunks of students instead of in the teacher's request.
  * A queued row (sql/045 reminder_fanout) stands for "bring this homework's events in line with
  * its current times": each chunk does for its students what homeworkScheduleChanged does for
  * all (cancel the stale pending events, generate the given triggers), in its own transaction
@@ -26,27 +26,25 @@ export async function isLargeCourseOfTask(tx: TxSql, taskId: string, inlineStude
  * if either was, this request's `now`. The caller holds the task's row lock.
  */
 export async function queueReminders(tx: TxSql, taskId: string, now: Date, published: boolean, triggers: readonly TriggerType[] = TRIGGER_TYPES) {
+  await queue(tx, tx`t.id = ${taskId}`, now, published, triggers)
+}
+
+/** Every published homework of the course, queued as for a reschedule (the course was unarchived). */
+export async function queueRemindersOfCourse(tx: TxSql, courseId: string, now: Date) {
+  await queue(tx, tx`t.course_id = ${courseId} and t.task_kind = 'HOMEWORK' and t.publish_state = 'PUBLISHED'`, now, false, TRIGGER_TYPES)
+}
+
+async function queue(tx: TxSql, which: ReturnType<TxSql>, now: Date, published: boolean, triggers: readonly TriggerType[]) {
   await tx`
     insert into reminder_fanout (task_id, course_id, requested_at, published, triggers, queued_at)
     select t.id, t.course_id, ${now}, ${published}, ${triggers as TriggerType[]}::text[], now()
-      from learning_tasks t where t.id = ${taskId}
+      from learning_tasks t where ${which}
+     order by t.id
     on conflict (task_id) do update
        set requested_at = excluded.requested_at,
            published = reminder_fanout.published or excluded.published,
            triggers = array(select distinct x from unnest(reminder_fanout.triggers || excluded.triggers) as x order by x),
            after_user = null`
-}
-
-/** Every published homework of the course, queued as for a reschedule (the course was unarchived). */
-export async function queueRemindersOfCourse(tx: TxSql, courseId: string, now: Date) {
-  await tx`
-    insert into reminder_fanout (task_id, course_id, requested_at, published, triggers, queued_at)
-    select t.id, t.course_id, ${now}, false, ${TRIGGER_TYPES as TriggerType[]}::text[], now()
-      from learning_tasks t
-     where t.course_id = ${courseId} and t.task_kind = 'HOMEWORK' and t.publish_state = 'PUBLISHED'
-     order by t.id
-    on conflict (task_id) do update
-       set requested_at = excluded.requested_at, triggers = excluded.triggers, after_user = null`
 }
 
 /** The homework no longer gets events (unpublished), or none of the course's (archived). */

@@ -15,7 +15,7 @@ import { type TriggerType, cancelPendingForStudent, cancelPendingOfCourse, cance
  * changed to HOMEWORK) gives each student START at `now`. The courses feature calls
  * `studentJoined` after inserting the membership.
  *
- * With `fanout` (the app's background fan-out, src/modules/fanout), a homework of a course with
+ * With `fanout` (the app's background fan-out, src/fanout.ts), a homework of a course with
  * more than FANOUT_INLINE_STUDENTS students is queued instead of written here: the hook returns
  * true and the caller kicks the runner after its commit. Without it everything is inline.
  */
