@@ -1,6 +1,7 @@
 import type { TxSql } from '../../db/connect.ts'
 import type { Channel } from '../notifications/channel.ts'
 import { notifyEventsWith } from '../notifications/notify.ts'
+import { onSchedule } from './queries.ts'
 
 export interface DeliveredBatch {
   /** Events claimed (locked) by this batch: sent + canceled. */
@@ -57,15 +58,9 @@ export async function deliverDue(tx: TxSql, now: Date, limit: number, channels: 
       select c.id, c.target_user_id, c.trigger_type, t.id as task_id,
              t.task_kind = 'HOMEWORK' and not t.archived and m.member is not null
                and not (c.trigger_type in ('BEFORE_DUE_24H', 'DUE') and s.submitted is not null)
-               -- Still the task's time for this trigger (reminders/queries.ts cancelStaleForTask's
-               -- rule): a stale event whose reschedule is still being written by the background
-               -- fan-out (src/fanout.ts) is canceled, not sent.
-               and case c.trigger_type
-                     when 'START' then t.notify_on_start
-                       and (c.scheduled_at = t.start_at or (t.start_at <= c.scheduled_at and c.scheduled_at < t.due_at))
-                     when 'BEFORE_DUE_24H' then t.notify_before_due_24h and c.scheduled_at = t.due_at - interval '24 hours'
-                     else t.notify_on_due and c.scheduled_at = t.due_at
-                   end as deliver
+               -- Still the task's time for this trigger (the reschedule's rule): a stale event whose
+               -- reschedule the background fan-out (src/fanout.ts) is still writing is canceled, not sent.
+               and ${onSchedule(tx, 'c', 't', now)} as deliver
         from claimed c
         join tasks t on t.id = c.task_id
         -- Keyed probes, as above (as EXISTS the planner hashed all 81,800 memberships).

@@ -41,6 +41,23 @@ export async function lockTask(tx: TxSql, taskId: string) {
  * publish time stays while the homework is still open at that time. Unchanged times keep their
  * events (a student who extends nothing gets nothing new); sent ones stay as history.
  */
+/**
+ * Whether event `e` still has its task `t`'s time for its trigger, with the trigger switched on:
+ * START at start_at, or a publish-time START (scheduled at or before `now`, while the homework
+ * was open); BEFORE_DUE_24H at due_at - 24h; DUE at due_at. The one rule for "stale": a
+ * reschedule cancels the pending events that fail it, and the dispatch cancels instead of
+ * sending a due one that fails it (its reschedule still being written by the background fan-out).
+ * `e` and `t` are the aliases (any relations with these columns).
+ */
+export const onSchedule = (sql: Sql | TxSql, e: string, t: string, now: Date) => sql`
+  case ${sql(e)}.trigger_type
+    when 'START' then ${sql(t)}.notify_on_start
+      and (${sql(e)}.scheduled_at = ${sql(t)}.start_at
+           or (${sql(e)}.scheduled_at <= ${now} and ${sql(t)}.start_at <= ${sql(e)}.scheduled_at and ${sql(e)}.scheduled_at < ${sql(t)}.due_at))
+    when 'BEFORE_DUE_24H' then ${sql(t)}.notify_before_due_24h and ${sql(e)}.scheduled_at = ${sql(t)}.due_at - interval '24 hours'
+    else ${sql(t)}.notify_on_due and ${sql(e)}.scheduled_at = ${sql(t)}.due_at
+  end`
+
 export async function cancelStaleForTask(tx: TxSql, taskId: string, now: Date, range?: StudentRange) {
   const res = await tx`
     update homework_reminder_events e
@@ -49,16 +66,7 @@ export async function cancelStaleForTask(tx: TxSql, taskId: string, now: Date, r
      where e.task_id = ${taskId} and t.id = e.task_id
        and e.sent_at is null and not e.canceled
        ${range ? inRange(tx, tx`e.target_user_id`, range) : tx``}
-       and not (
-         t.task_kind = 'HOMEWORK'
-         and case e.trigger_type
-               when 'START' then t.notify_on_start
-                 and (e.scheduled_at = t.start_at
-                      or (e.scheduled_at <= ${now} and t.start_at <= e.scheduled_at and e.scheduled_at < t.due_at))
-               when 'BEFORE_DUE_24H' then t.notify_before_due_24h and e.scheduled_at = t.due_at - interval '24 hours'
-               else t.notify_on_due and e.scheduled_at = t.due_at
-             end
-       )`
+       and not (t.task_kind = 'HOMEWORK' and ${onSchedule(tx, 'e', 't', now)})`
   return res.count
 }
 
