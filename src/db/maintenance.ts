@@ -26,6 +26,7 @@ export const CHURN_TABLES = [
   'notifications',
   'notification_counters',
   'course_counters',
+  'course_student_counts',
   'grade_totals',
   'homework_reminder_events',
   'email_outbox',

@@ -30,7 +30,7 @@ describe.skipIf(!usingExternalDb())('roster races (real PostgreSQL)', () => {
   async function countersMatch(courseId: string) {
     const [r] = await sql<{ counted: number; kept: number; invited: number; kept_invitations: number }[]>`
       select (select count(*)::int from course_members where course_id = ${courseId}) as counted,
-             coalesce((select students from course_counters where course_id = ${courseId}), 0) as kept,
+             course_student_count(${courseId}) as kept,
              (select count(*)::int from course_invitations where course_id = ${courseId}) as invited,
              coalesce((select invitations from course_counters where course_id = ${courseId}), 0) as kept_invitations`
     expect(r!.kept).toBe(r!.counted)
@@ -98,6 +98,43 @@ describe.skipIf(!usingExternalDb())('roster races (real PostgreSQL)', () => {
       expect(await countersMatch(c.id)).toBe(0)
     }
   }, 300_000)
+
+  test('joins of one course do not wait for each other: a join commits while another holds its transaction open; counts exact', async () => {
+    // Issue 26: the course's one counter row was held by each join until its commit, so 100 joins
+    // at once committed one after another (sql/046 spreads it over up to 16 rows).
+    const c = await createCourse(ctx.api, owner)
+    const ids = await bulkStudents(sql, 2)
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    let inserted!: () => void
+    const first = new Promise<void>((r) => (inserted = r))
+    const open = sql.begin(async (tx) => {
+      await tx`insert into course_members (course_id, user_id, joined_at) values (${c.id}, ${ids[0]!}, ${clock.now()})`
+      inserted()
+      await held
+    })
+    await first
+    try {
+      // Without waiting for the open transaction (the old single row: 55P03 after the timeout).
+      await sql.begin(async (tx) => {
+        await tx`set local lock_timeout = '2s'`
+        await tx`insert into course_members (course_id, user_id, joined_at) values (${c.id}, ${ids[1]!}, ${clock.now()})`
+      })
+    } finally {
+      release()
+      await open
+    }
+    expect(await countersMatch(c.id)).toBe(2)
+    const students = await bulkStudents(sql, 40)
+    // 40 joins and then 40 leaves at once: every count exact, never more than 16 rows.
+    await Promise.all(students.map((id) => sql`insert into course_members (course_id, user_id, joined_at) values (${c.id}, ${id}, ${clock.now()})`))
+    expect(await countersMatch(c.id)).toBe(42)
+    await Promise.all(students.map((id) => sql`delete from course_members where course_id = ${c.id} and user_id = ${id}`))
+    expect(await countersMatch(c.id)).toBe(2)
+    const [rows] = await sql<{ n: number }[]>`select count(*)::int as n from course_student_counts where course_id = ${c.id}`
+    expect(rows!.n).toBeGreaterThanOrEqual(1)
+    expect(rows!.n).toBeLessThanOrEqual(16)
+  }, 60_000)
 
   test('two imports of one list at once: each student enrolled once, reminders once, invitations once, counters exact', async () => {
     for (let i = 0; i < TRIALS; i++) {

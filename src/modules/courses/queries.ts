@@ -36,13 +36,16 @@ export async function insertCourse(
 }
 
 /**
- * Owner + co-teachers + students, from the counters kept by triggers (sql/034): one keyed row,
- * whatever the size of the course (no count of its members per request). Read once per course
- * (`left join course_counters cc on cc.course_id = c.id`), not once per column.
+ * Owner + co-teachers + students, from the counters kept by triggers (sql/034, sql/046): a keyed
+ * row and at most 16 keyed rows, whatever the size of the course (no count of its members per
+ * request). Each read once per course (`left join course_counters cc on cc.course_id = c.id`, the
+ * `students` column of studentsOf), not once per column.
  */
 const memberCount = (sql: Db) => sql`
-           1 + coalesce(cc.co_teachers + cc.students, 0) as member_count,
-           coalesce(cc.students, 0) as student_count`
+           1 + coalesce(cc.co_teachers, 0) + cs.students as member_count,
+           cs.students as student_count`
+/** The course's students (sql/046's summed counter rows) as `cs.students`, for a FROM list with `c`. */
+const studentsOf = (sql: Db) => sql`cross join lateral (select course_student_count(c.id) as students) cs`
 
 export async function findCourse(sql: Db, courseId: string, viewerId: string) {
   const [row] = await sql<CourseRow[]>`
@@ -53,6 +56,7 @@ export async function findCourse(sql: Db, courseId: string, viewerId: string) {
       from courses c
       join users t on t.id = c.teacher_id
       left join course_counters cc on cc.course_id = c.id
+      ${studentsOf(sql)}
      where c.id = ${courseId}`
   return row ?? null
 }
@@ -75,6 +79,7 @@ export async function listCoursesOf(sql: Db, userId: string, archived = false) {
       join courses c on c.id = mine.course_id
       join users t on t.id = c.teacher_id
       left join course_counters cc on cc.course_id = c.id
+      ${studentsOf(sql)}
      where c.archived = ${archived}
      order by mine.since desc, c.id desc`
 }
@@ -148,13 +153,13 @@ export interface MemberRow {
 
 /**
  * The owner (joined = course creation), then the co-teachers by when they were added: a handful
- * of rows. Each row also carries the course's student count from its counter row (sql/034), read
+ * of rows. Each row also carries the course's student count from its counter rows (sql/046), read
  * once for the statement: the members page needs both, in one round trip.
  */
 export async function listTeachers(sql: Db, courseId: string) {
   return sql<(MemberRow & { course_students: number })[]>`
     select u.id as user_id, u.username, u.display_name, 'TEACHER' as role, p.owner, p.joined_at, p.joined_at::text as joined_key,
-           coalesce((select cc.students from course_counters cc where cc.course_id = ${courseId}), 0) as course_students
+           course_student_count(${courseId}) as course_students
       from (select c.teacher_id as user_id, true as owner, c.created_at as joined_at, 0 as rank
               from courses c where c.id = ${courseId}
             union all

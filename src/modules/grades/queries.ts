@@ -37,7 +37,7 @@ export function studentTotalsQuery(sql: TxSql, courseId: string, window: RowWind
                 then round((g.task_score_sum + g.lab_score_sum) / (g.task_graded + g.lab_graded), 2) end as average_score,
            coalesce(g.task_scores, '{}') as task_scores,
            coalesce(g.task_submitted, '{}') as task_submitted,
-           coalesce((select cc.students from course_counters cc where cc.course_id = ${courseId}), 0) as total
+           course_student_count(${courseId}) as total
       from ${roster(sql, courseId, null, window)} m
       left join grade_totals g on g.course_id = ${courseId} and g.student_id = m.user_id
      order by m.sort_name, m.sort_username, m.user_id`
@@ -115,13 +115,13 @@ export async function gradedTasks(sql: TxSql, courseId: string) {
 
 /**
  * The course's gradebook version (sql/030): changes with every write the overview could show;
- * and its number of students (course_counters, sql/034), which decides whether the whole-course
+ * and its number of students (its counter rows, sql/046), which decides whether the whole-course
  * overview is built in memory or streamed.
  */
 export async function gradebookVersion(sql: TxSql, courseId: string) {
   const [row] = await sql<{ version: string; students: number }[]>`
     select coalesce(sum(version), 0)::text as version,
-           coalesce((select cc.students from course_counters cc where cc.course_id = ${courseId}), 0)::int as students
+           course_student_count(${courseId}) as students
       from gradebook_versions where course_id = ${courseId}`
   return row!
 }

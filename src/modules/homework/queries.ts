@@ -46,8 +46,8 @@ export async function listHomework(sql: Sql, userId: string, courseId: string | 
                   from learning_submissions s
                   join course_members m on m.course_id = t.course_id and m.user_id = s.student_id
                  where mc.is_teacher and s.task_id = t.id) as submitted_count,
-               -- The course's counter row (sql/034), not a count of its members per homework (issue 30.4).
-               (select cc.students from course_counters cc where mc.is_teacher and cc.course_id = t.course_id) as student_count
+               -- The course's counter rows (sql/046), not a count of its members per homework (issue 30.4).
+               case when mc.is_teacher then course_student_count(t.course_id) end as student_count
          where mc.is_teacher
       ) counts on true
      where ${courseId}::uuid is null or mc.id = ${courseId}::uuid

@@ -136,7 +136,7 @@ export async function learningOverview(sql: Db, courseId: string, studentId: str
            coalesce(g.task_graded + g.lab_graded, 0) as graded_tasks,
            case when g.task_graded + g.lab_graded > 0
                 then round((g.task_score_sum + g.lab_score_sum) / (g.task_graded + g.lab_graded), 2) end as average_score,
-           ${studentId ? sql`(select count(*)::int from course_members c where c.course_id = ${courseId} and c.user_id = ${studentId})` : sql`coalesce((select cc.students from course_counters cc where cc.course_id = ${courseId}), 0)`} as total
+           ${studentId ? sql`(select count(*)::int from course_members c where c.course_id = ${courseId} and c.user_id = ${studentId})` : sql`course_student_count(${courseId})`} as total
       from ${roster(sql, courseId, studentId, window)} m
       left join grade_totals g on g.course_id = ${courseId} and g.student_id = m.user_id
      order by m.sort_name, m.sort_username, m.user_id`
@@ -144,10 +144,10 @@ export async function learningOverview(sql: Db, courseId: string, studentId: str
 
 /** Students of the course (or just `studentId`, when a member): the total of a page past the end. */
 export async function countStudents(sql: Db, courseId: string, studentId: string | null = null) {
-  // The whole course: its counter row (sql/034); one student: a keyed probe.
+  // The whole course: its counter rows (sql/046); one student: a keyed probe.
   const [row] = studentId
     ? await sql<{ n: number }[]>`select count(*)::int as n from course_members where course_id = ${courseId} and user_id = ${studentId}`
-    : await sql<{ n: number }[]>`select coalesce((select students from course_counters where course_id = ${courseId}), 0) as n`
+    : await sql<{ n: number }[]>`select course_student_count(${courseId}) as n`
   return row!.n
 }
 

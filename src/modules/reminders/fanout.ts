@@ -14,8 +14,8 @@ import { cancelStaleForTask, generateForTask, TRIGGER_TYPES, type TriggerType } 
 /** Whether the homework's course has more students than are written inline. */
 export async function isLargeCourseOfTask(tx: TxSql, taskId: string, inlineStudents: number): Promise<boolean> {
   const [row] = await tx<{ large: boolean }[]>`
-    select coalesce(cc.students, 0) > ${inlineStudents} as large
-      from learning_tasks t left join course_counters cc on cc.course_id = t.course_id
+    select course_student_count(t.course_id) > ${inlineStudents} as large
+      from learning_tasks t
      where t.id = ${taskId}`
   return row?.large ?? false
 }
