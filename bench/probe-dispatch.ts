@@ -77,6 +77,9 @@ for (let r = 0; r < repeat; r++) {
   for (const p of pools) await p.end({ timeout: 5 })
   const sent = runs.reduce((n, x) => n + x.sent, 0)
   const canceled = runs.reduce((n, x) => n + x.canceled, 0)
+  if (process.env.PROBE_NOCHECK === '1') {
+    console.log(`run ${r + 1}: ${dispatchers}x${workers ?? 'default'} workers: sent ${sent} + canceled ${canceled} in ${seconds.toFixed(2)} s = ${((sent + canceled) / seconds).toFixed(0)} events/s; CPU backend ${backendMs} ms + bun ${bunMs.toFixed(0)} ms; load ${loadavg()[0]!.toFixed(2)}`)
+  } else {
   const [n] = await admin<{ notifications: number; left: number; dup: number; counters_ok: boolean }[]>`
     select (select count(*) from notifications where delivered_at > ${anchor} and notification_type = 'HOMEWORK_REMINDER')::int as notifications,
            (select count(*) from homework_reminder_events where scheduled_at <= ${t} and sent_at is null and not canceled)::int as left,
@@ -103,6 +106,7 @@ for (let r = 0; r < repeat; r++) {
   console.log(`run ${r + 1}: due ${due}, ${dispatchers} dispatcher(s), batch ${batch ?? 'default'}, workers ${workers ?? 'default'}: sent ${sent} + canceled ${canceled} in ${seconds.toFixed(2)} s = ${((sent + canceled) / seconds).toFixed(0)} events/s; CPU backend ${backendMs} ms + bun ${bunMs.toFixed(0)} ms = ${(((sent + canceled) / (backendMs + bunMs)) * 1000).toFixed(0)} events per CPU-second; notifications ${n!.notifications}, left ${n!.left}, dup ${n!.dup}, counters ok ${n!.counters_ok}; load ${loadavg()[0]!.toFixed(2)}`)
   if (n!.left !== 0 || n!.notifications !== sent || sent + canceled !== due || n!.dup !== 0 || !n!.counters_ok) console.log('  BOOKKEEPING OFF')
     await admin`delete from email_outbox where created_at > ${anchor}`
+  }
   await restore(admin, anchor)
 }
 await admin.end()

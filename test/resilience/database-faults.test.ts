@@ -88,7 +88,7 @@ describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, re
       const lateFailures = after.filter((s) => s.status < 200 || s.status >= 300)
       if (odd.length || lateFailures.length || after.length <= 50)
         // What a failure needs to be understood (CI shows only the assertion): the odd answers and their timing.
-        console.log('database faults:', JSON.stringify({ total: samples.length, after: after.length, odd: odd.slice(0, 20).map((s) => ({ ...s, at: Math.round(s.at - lastCut) })), lateFailures: lateFailures.slice(0, 20).map((s) => ({ ...s, at: Math.round(s.at - lastCut) })) }), svc.output().slice(-3000))
+        console.log('database faults:', JSON.stringify({ total: samples.length, after: after.length, odd: odd.slice(0, 20).map((s) => ({ ...s, at: Math.round(s.at - lastCut) })), lateFailures: lateFailures.slice(0, 20).map((s) => ({ ...s, at: Math.round(s.at - lastCut) })) }), svc.output().split('\n').filter((l) => l.includes('unhandled error')).slice(0, 10).join('\n'), svc.output().slice(-3000))
       expect(svc.proc.exitCode).toBeNull()
       expect(svc.output()).not.toContain('TypeError')
       const statuses = [...new Set(samples.map((s) => s.status))].sort()
