@@ -112,19 +112,20 @@ function validationFields(error: any): FieldError[] {
   return rows.length ? rows : [{ field: on, message: 'is invalid' }]
 }
 
-/** The database (or the way to it) is unavailable: answered 503, and a job may retry. */
+/** Socket and postgres.js codes of a connection that is gone or cannot be made. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+])
+
+/**
+ * The database (or the way to it) is unavailable: answered 503, and a job may retry. SQLSTATE
+ * class 08 (connection exception), 57P01-57P05 (the backend was terminated, crashed, cannot
+ * connect now, or timed out idle) and 53300 (too many connections).
+ */
 export function isConnectionError(e: any) {
   const c = e?.code
-  return (
-    c === 'ECONNREFUSED' ||
-    c === 'ECONNRESET' ||
-    c === 'CONNECTION_CLOSED' ||
-    c === 'CONNECTION_ENDED' ||
-    c === 'CONNECTION_DESTROYED' ||
-    c === 'CONNECT_TIMEOUT' ||
-    c === 'ENOENT' ||
-    (typeof c === 'string' && (c.startsWith('08') || c === '57P01' || c === '57P03'))
-  )
+  return typeof c === 'string' && (CONNECTION_CODES.has(c) || c.startsWith('08') || /^57P0[1-5]$/.test(c) || c === '53300')
 }
 
 /** PostgreSQL SQLSTATEs are translated here, once. */

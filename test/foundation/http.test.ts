@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { createLogger } from '../../src/lib/log.ts'
-import { nestsDeeperThan, plumbing } from '../../src/http/plumbing.ts'
+import { isConnectionError, nestsDeeperThan, plumbing } from '../../src/http/plumbing.ts'
 import { client, testApp, testDatabase } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -181,5 +181,15 @@ describe('error handler', async () => {
     expect(req).toHaveLength(1)
     expect(req[0]).toMatchObject({ method: 'GET', route: '/bad-uuid', status: 400, requestId: r.headers.get('x-request-id') })
     expect(typeof req[0].durationMs).toBe('number')
+  })
+})
+
+describe('isConnectionError: what is answered 503 (50300) instead of 500', () => {
+  test('a connection that is gone or cannot be made, and PostgreSQL refusing or ending the session', () => {
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', '08006', '08P01', '57P01', '57P02', '57P03', '57P05', '53300'])
+      expect([code, isConnectionError({ code })]).toEqual([code, true])
+    for (const code of ['23505', '22P02', '40001', '57014', 'XX000', undefined, 42])
+      expect([code, isConnectionError({ code })]).toEqual([code, false])
+    expect(isConnectionError(null)).toBe(false)
   })
 })
