@@ -94,6 +94,23 @@ describe('dispatch', () => {
     expect((await deliveriesOf(sql, [hw.id])).every((d) => d.n === 1)).toBe(true)
   })
 
+  test('an event that already has its notification (its sent_at reset by hand) is marked sent again, not delivered twice', async () => {
+    // The batch inserts plainly first; meeting the existing notification (23505) it is repeated
+    // with ON CONFLICT, so the other events of the batch are still delivered.
+    const T = await freshStretch()
+    const c = await course(3, 'Topology')
+    const startAt = plus(T, HOUR)
+    const hw = await createHomework(sql, c.courseId, c.pointId, { title: 'Open sets', startAt, dueAt: plus(T, 3 * DAY) }, T)
+    expect(await dispatch(sql, startAt)).toEqual({ sent: 3, canceled: 0 })
+    const [first] = (await eventsOf(sql, hw.id)).filter((e) => e.sent_at)
+    await sql`update homework_reminder_events set sent_at = null where id = ${first!.id}`
+    const other = await createHomework(sql, c.courseId, c.pointId, { title: 'Closed sets', startAt, dueAt: plus(T, 3 * DAY) }, T)
+    expect(await dispatch(sql, plus(startAt, 1))).toEqual({ sent: 4, canceled: 0 })
+    expect((await eventsOf(sql, hw.id)).filter((e) => e.trigger_type === 'START').every((e) => e.sent_at && !e.canceled)).toBe(true)
+    expect((await deliveriesOf(sql, [hw.id, other.id])).map((d) => d.n)).toEqual([1, 1, 1, 1, 1, 1])
+    expect(await notificationsFor(other.id)).toHaveLength(3)
+  })
+
   test('skip-if-submitted: BEFORE_DUE_24H and DUE of a student who submitted are canceled, not sent', async () => {
     const T = await freshStretch()
     const c = await course(2)

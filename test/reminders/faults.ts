@@ -8,8 +8,13 @@ import type { Sql, TxSql } from '../../src/db/connect.ts'
 export function failingOn(sql: Sql, pattern: RegExp, nth = 1): Sql & { failures: number } {
   let seen = 0
   const state = { failures: 0 }
-  const wrapTx = (tx: TxSql) =>
+  const wrapTx = (tx: TxSql): TxSql =>
     new Proxy(tx, {
+      // Statements inside a savepoint count too (the dispatch inserts plainly in one first).
+      get(target, prop, receiver) {
+        if (prop === 'savepoint') return (fn: (sp: TxSql) => unknown) => target.savepoint((sp) => fn(wrapTx(sp)) as any)
+        return Reflect.get(target, prop, receiver)
+      },
       apply(target, thisArg, args) {
         const strings = args[0]
         if (Array.isArray(strings) && 'raw' in strings && pattern.test(strings.join('?'))) {

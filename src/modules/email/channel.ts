@@ -12,12 +12,13 @@ import type { Channel, Fragment } from '../notifications/channel.ts'
 export const emailChannel: Channel = {
   name: 'email',
   enabled: (deps: Deps) => deps.emailEnabled === true,
+  // No ON CONFLICT (a speculative insertion per row): each row is for a notification this
+  // statement has just written, whose id nothing else can hold yet.
   fanOut: (tx: TxSql, wants: Fragment) => tx`
     insert into email_outbox (id, notification_id, user_id, created_at, next_attempt_at)
     select w.id, w.id, w.user_id, w.delivered_at, w.delivered_at
       from written w
       -- A keyed probe per row: the planner cannot size \`written\` and hashed all users per batch.
       cross join lateral (select 1 from users u where u.id = w.user_id and u.email_verified limit 1) u
-     where ${wants}
-    on conflict (notification_id) do nothing`,
+     where ${wants}`,
 }

@@ -72,15 +72,17 @@ export async function notify(tx: TxSql, recipients: Recipients, n: NewNotificati
  * a query over them giving (user_id, params, action_path, event_id) with the params complete
  * (no course title to fill in), `summary` a jsonb expression over them returned as `extra`
  * (e.g. how many events were claimed). An event that somehow already has its notification is
- * not delivered again (event_id is unique).
+ * not delivered again (event_id is unique): with `arbitrate` 'conflict' it is skipped (ON CONFLICT
+ * DO NOTHING); with 'none' the statement fails with 23505, for a caller that inserts plainly
+ * first and repeats with 'conflict' only then (ON CONFLICT costs a speculative insertion per row).
  */
 export async function notifyEventsWith<T>(
   tx: TxSql,
-  q: { ctes: Fragment; source: Fragment; summary: Fragment },
+  q: { ctes: Fragment; source: Fragment; summary: Fragment; arbitrate: 'none' | 'conflict' },
   via: Via,
 ): Promise<{ written: number; extra: T }> {
   const rows = await tx<{ type: string | null; n: number; users: string | null; extra: T | null }[]>`
-    with ${q.ctes}, ${writing(tx, q.source, via)}
+    with ${q.ctes}, ${writing(tx, q.source, via, q.arbitrate)}
     select null::text as type, 0 as n, null::text as users, (${q.summary})::jsonb as extra
     union all
     select notification_type, count(*)::int, string_agg(user_id::text, ','), null::jsonb from written group by notification_type`
@@ -99,9 +101,10 @@ function filled(tx: TxSql, column: 'x.raw' | 'x.params'): Fragment {
 
 /**
  * The CTEs `written` (the notifications of `source`'s rows: user_id, params, action_path,
- * event_id) and each channel's outbox rows, for the WITH of a statement.
+ * event_id) and each channel's outbox rows, for the WITH of a statement. `arbitrate`: whether a
+ * row whose event already has its notification is skipped ('conflict') or fails the statement.
  */
-function writing(tx: TxSql, source: Fragment, via: Via): Fragment {
+function writing(tx: TxSql, source: Fragment, via: Via, arbitrate: 'none' | 'conflict'): Fragment {
   const channelParts = via.channels.reduce<Fragment>(
     (acc, c, i) => tx`${acc}, ${tx.unsafe(`channel_${i}`)} as (${c.fanOut(tx, wants(tx, c.name))})`,
     tx``,
@@ -110,7 +113,7 @@ function writing(tx: TxSql, source: Fragment, via: Via): Fragment {
       insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id, params)
       select ${uuidV7(tx)}, s.user_id, s.params->>'kind', '', '', s.action_path, ${via.now}, s.event_id, s.params
         from (${source}) s
-      on conflict (event_id) do nothing
+      ${arbitrate === 'conflict' ? tx`on conflict (event_id) do nothing` : tx``}
       returning id, user_id, notification_type, delivered_at
     )${channelParts}`
 }
@@ -126,10 +129,13 @@ async function finish(tx: TxSql, via: Via, counts: readonly { type: string; n: n
   return total
 }
 
-/** Rows of `source` (user_id, params, action_path, event_id) → notifications → channel outboxes → streams. */
+/**
+ * Rows of `source` (user_id, params, action_path, no event) → notifications → channel outboxes →
+ * streams. Plain inserts: without an event_id a row cannot meet another on event_id's unique key.
+ */
 async function write(tx: TxSql, source: Fragment, via: Via, userIds: string[] | null): Promise<number> {
   const counts = await tx<{ type: string; n: number }[]>`
-    with ${writing(tx, source, via)}
+    with ${writing(tx, source, via, 'none')}
     select notification_type as type, count(*)::int as n from written group by notification_type`
   return finish(tx, via, counts, userIds)
 }
