@@ -284,17 +284,19 @@ if (want('joins')) {
   await call('POST', `/courses/${mooc.id}/learning/points/${points[0]}/tasks`, teacher, homework(300))
   const walls: number[] = []
   const cpu: number[] = []
+  const appCpu: number[] = []
   for (let run = 0; run < 2; run++) {
     await admin`delete from course_members where course_id = ${mooc.id} and user_id in (select id from users where username like 'bench\\_j%')`
-    const { result: r, dbMs } = await cpuOf(() => runLoad({ requests: prepared(tokens.map((token) => ({ method: 'POST', path: '/courses/join', token, body: { inviteCode: mooc.invite_code } }))), concurrency: tokens.length, maxRequests: tokens.length }))
+    const { result: r, dbMs, appMs } = await cpuOf(() => runLoad({ requests: prepared(tokens.map((token) => ({ method: 'POST', path: '/courses/join', token, body: { inviteCode: mooc.invite_code } }))), concurrency: tokens.length, maxRequests: tokens.length }))
     cpu.push(dbMs)
+    appCpu.push(appMs)
     const s = summarise(r)
     if (s.errors) throw new Error(`joins: ${s.errors} errors (${r.firstError})`)
     walls.push(s.max)
   }
   const [n] = await admin<{ n: number }[]>`select course_student_count(${mooc.id}) as n`
   row({ key: 'joins', name: '100 students joining at once', target: '≤ 300 ms until the last answer (median of 2)', before: '862 ms',
-    value: `${median(walls).toFixed(0)} ms (${walls.map((w) => w.toFixed(0)).join(' / ')}); PostgreSQL CPU ${median(cpu).toFixed(0)} ms; counter ${n!.n}`, pass: median(walls) <= 300 && n!.n === mooc.size + 100 })
+    value: `${median(walls).toFixed(0)} ms (${walls.map((w) => w.toFixed(0)).join(' / ')}); PostgreSQL CPU ${median(cpu).toFixed(0)} ms, app CPU ${median(appCpu).toFixed(0)} ms; counter ${n!.n}`, pass: median(walls) <= 300 && n!.n === mooc.size + 100 })
   await cleanup()
 }
 
