@@ -1,4 +1,5 @@
 import type { TxSql } from '../../db/connect.ts'
+import type { OnConflict } from '../../db/plain-first.ts'
 import { uuidV7 } from '../../db/uuid-v7.ts'
 import { countNotifications } from '../../metrics.ts'
 import { announceAt } from './bus.ts'
@@ -78,7 +79,7 @@ export async function notify(tx: TxSql, recipients: Recipients, n: NewNotificati
  */
 export async function notifyEventsWith<T>(
   tx: TxSql,
-  q: { ctes: Fragment; source: Fragment; summary: Fragment; arbitrate: 'none' | 'conflict' },
+  q: { ctes: Fragment; source: Fragment; summary: Fragment; arbitrate: OnConflict },
   via: Via,
 ): Promise<{ written: number; extra: T }> {
   const rows = await tx<{ type: string | null; n: number; users: string | null; extra: T | null }[]>`
@@ -104,7 +105,7 @@ function filled(tx: TxSql, column: 'x.raw' | 'x.params'): Fragment {
  * event_id) and each channel's outbox rows, for the WITH of a statement. `arbitrate`: whether a
  * row whose event already has its notification is skipped ('conflict') or fails the statement.
  */
-function writing(tx: TxSql, source: Fragment, via: Via, arbitrate: 'none' | 'conflict'): Fragment {
+function writing(tx: TxSql, source: Fragment, via: Via, arbitrate: OnConflict): Fragment {
   const channelParts = via.channels.reduce<Fragment>(
     (acc, c, i) => tx`${acc}, ${tx.unsafe(`channel_${i}`)} as (${c.fanOut(tx, wants(tx, c.name))})`,
     tx``,

@@ -1,5 +1,5 @@
-import postgres from 'postgres'
 import type { TxSql } from '../../db/connect.ts'
+import { plainFirst, type OnConflict } from '../../db/plain-first.ts'
 import type { Channel } from '../notifications/channel.ts'
 import { notifyEventsWith } from '../notifications/notify.ts'
 import { onSchedule } from './queries.ts'
@@ -19,8 +19,8 @@ export interface DeliveredBatch {
  * follows in the same transaction). An event is canceled instead of sent when its course is
  * archived, its task is no longer homework, its student is no longer in the course,
  * (BEFORE_DUE_24H, DUE) the student has already submitted, or its time is no longer the task's
- * for that trigger (or the trigger was switched off): a reschedule not yet through. The notification's params are built
- * once per task of the batch (no wording: texts are rendered for their reader from params,
+ * for that trigger (or the trigger was switched off): a reschedule not yet through. The
+ * notification's params are built once per task of the batch (no wording: texts are rendered for their reader from params,
  * notifications/texts.ts).
  *
  * The events stay in the database: before, the claim returned every sent event's id and
@@ -32,18 +32,12 @@ export interface DeliveredBatch {
  * alone, 137 rows per event on the campus set).
  */
 export async function deliverDue(tx: TxSql, now: Date, limit: number, channels: readonly Channel[]): Promise<DeliveredBatch> {
-  // Plainly first: a claimed event never has its notification unless something reset its
-  // sent_at, and ON CONFLICT cost a speculative insertion per notification (7 % of the batch's
-  // backend CPU, bench/probe-dispatch.ts). If one has, the batch is repeated skipping it.
-  try {
-    return await tx.savepoint((sp) => deliverBatch(sp, now, limit, channels, 'none'))
-  } catch (e) {
-    if (!(e instanceof postgres.PostgresError && e.code === '23505')) throw e
-    return deliverBatch(tx, now, limit, channels, 'conflict')
-  }
+  // A claimed event has no notification yet unless something reset its sent_at: the batch
+  // inserts plainly, and is repeated skipping such an event only if it meets one.
+  return plainFirst(tx, (q, onConflict) => deliverBatch(q, now, limit, channels, onConflict))
 }
 
-async function deliverBatch(tx: TxSql, now: Date, limit: number, channels: readonly Channel[], arbitrate: 'none' | 'conflict'): Promise<DeliveredBatch> {
+async function deliverBatch(tx: TxSql, now: Date, limit: number, channels: readonly Channel[], arbitrate: OnConflict): Promise<DeliveredBatch> {
   const ctes = tx`
     claimed as (
       select id, task_id, target_user_id, trigger_type, scheduled_at

@@ -1,4 +1,4 @@
-import postgres from 'postgres'
+import { plainFirst, type OnConflict } from '../../db/plain-first.ts'
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { uuidV7 } from '../../db/uuid-v7.ts'
 import { inRange, type StudentRange } from '../../db/student-range.ts'
@@ -36,12 +36,6 @@ export async function lockTask(tx: TxSql, taskId: string) {
 }
 
 /**
- * Cancels the task's pending events that no longer match its schedule: the task is no longer
- * homework, the trigger was switched off, or its time moved. A pending START scheduled at
- * publish time stays while the homework is still open at that time. Unchanged times keep their
- * events (a student who extends nothing gets nothing new); sent ones stay as history.
- */
-/**
  * Whether event `e` still has its task `t`'s time for its trigger, with the trigger switched on:
  * START at start_at, or a publish-time START (scheduled at or before `now`, while the homework
  * was open); BEFORE_DUE_24H at due_at - 24h; DUE at due_at. The one rule for "stale": a
@@ -58,6 +52,12 @@ export const onSchedule = (sql: Sql | TxSql, e: string, t: string, now: Date) =>
     else ${sql(t)}.notify_on_due and ${sql(e)}.scheduled_at = ${sql(t)}.due_at
   end`
 
+/**
+ * Cancels the task's pending events that no longer match its schedule: the task is no longer
+ * homework, the trigger was switched off, or its time moved. A pending START scheduled at
+ * publish time stays while the homework is still open at that time. Unchanged times keep their
+ * events (a student who extends nothing gets nothing new); sent ones stay as history.
+ */
 export async function cancelStaleForTask(tx: TxSql, taskId: string, now: Date, range?: StudentRange) {
   const res = await tx`
     update homework_reminder_events e
@@ -111,13 +111,11 @@ async function lockVisibleTasks(tx: TxSql, which: ReturnType<TxSql>) {
 /**
  * How a generating insert treats a live event that already holds a row's place in the unique
  * key (sql/040): 'none' — none can exist (a task inserted by this transaction); 'conflict' —
- * ON CONFLICT DO NOTHING; 'optimistic' — a plain insert, repeated as 'conflict' (savepoint) if
- * it meets one (23505). ON CONFLICT pays a speculative insertion per row (an extra WAL record:
- * +30-40 % backend CPU for 30,000 new events, bench/cpu-variants.ts), and so does a NOT EXISTS
- * probe per row (~+10 %); the background fan-out's chunks rarely meet a live event (a student
- * who joined meanwhile, an unchanged START), and when one does the plain insert fails at once.
+ * ON CONFLICT DO NOTHING; 'optimistic' — plainly, and as 'conflict' only if it meets one
+ * (db/plain-first.ts). A NOT EXISTS probe per row instead costs ~+10 %; the background
+ * fan-out's chunks rarely meet a live event (a student who joined meanwhile, an unchanged START).
  */
-type Arbitration = 'none' | 'conflict' | 'optimistic'
+type Arbitration = OnConflict | 'optimistic'
 
 /**
  * The homework chosen by `which` × the course's students × switched-on triggers still ahead.
@@ -134,14 +132,7 @@ async function generateForMembers(
   range?: StudentRange,
 ): Promise<number> {
   await lockVisibleTasks(tx, which())
-  if (arbitrate === 'optimistic') {
-    try {
-      return await tx.savepoint((sp) => insertForMembers(sp, which, now, published, 'none', only, range))
-    } catch (e) {
-      if (!(e instanceof postgres.PostgresError && e.code === '23505')) throw e
-      return insertForMembers(tx, which, now, published, 'conflict', only, range)
-    }
-  }
+  if (arbitrate === 'optimistic') return plainFirst(tx, (q, onConflict) => insertForMembers(q, which, now, published, onConflict, only, range))
   return insertForMembers(tx, which, now, published, arbitrate, only, range)
 }
 
@@ -150,7 +141,7 @@ async function insertForMembers(
   which: () => ReturnType<TxSql>,
   now: Date,
   published: boolean,
-  arbitrate: Arbitration,
+  arbitrate: OnConflict,
   only: readonly TriggerType[],
   range: StudentRange | undefined,
 ): Promise<number> {
