@@ -59,6 +59,8 @@ if (process.env.PROBE_SETUP_ONLY) {
   process.exit(0)
 }
 for (let r = 0; r < repeat; r++) {
+  // PROBE_VACUUM=1: each run on tables without the dead rows of the runs before (restore deletes them).
+  if (process.env.PROBE_VACUUM === '1') await admin`vacuum analyze homework_reminder_events, notifications, notification_counters, email_outbox`
   const due = await setupDue(events)
   await admin`checkpoint`
   const max = workers ?? 2

@@ -226,7 +226,7 @@ export async function seed(sql: Sql, log: (m: string) => void = () => {}): Promi
     await tx`set local synchronous_commit = off`
     await tx`set local work_mem = '64MB'`
     await tx`select setseed(0.4242)`
-    await tx`truncate users, homework_reminder_events, notifications, login_throttle, bench_seed cascade`
+    await tx`truncate users, homework_reminder_events, notifications, email_outbox, login_throttle, bench_seed cascade`
 
     // --- users, courses, memberships: decided in JS, written in bulk ---------------------------
     const ago = (days: number) => new Date(anchor.getTime() - days * DAY)

@@ -123,6 +123,31 @@ describe('notifications refer to an existing user and event', () => {
     expect(await countersOf(a!)).toBe(1)
   })
 
+  test("a reminder notification is for its event's student: another user's, or a user deleted with the event, is refused", async () => {
+    const h = await homework(2)
+    const [mine, theirs] = h.students as [string, string]
+    const [event] = await eventsOf(sql, h.taskId).then((es) => es.filter((e) => e.target_user_id === mine))
+    // The event is the first student's: a notification of it for the second is refused (23503).
+    expect(sqlstate(await insertNotifications([{ user_id: theirs, event_id: event!.id }]).catch((e) => e))).toBe('23503')
+    expect(await countersOf(theirs)).toBe(0)
+    await insertNotifications([{ user_id: mine, event_id: event!.id }])
+    expect(await countersOf(mine)).toBe(1)
+    // Deleting the student deletes their events (sql/027): a notification of one finds neither.
+    const [gone] = await eventsOf(sql, h.taskId).then((es) => es.filter((e) => e.target_user_id === theirs))
+    await sql`delete from users where id = ${theirs}`
+    expect(sqlstate(await insertNotifications([{ user_id: theirs, event_id: gone!.id }]).catch((e) => e))).toBe('23503')
+  })
+
+  test('the counters add up for users with and without a counter row in one statement, and go down on delete', async () => {
+    const [a, b, c] = await bulkStudents(sql, 3)
+    await insertNotifications([{ user_id: a! }])
+    // a has a row (updated), b and c not yet (inserted); a twice in the statement.
+    await insertNotifications([{ user_id: a! }, { user_id: b! }, { user_id: a! }, { user_id: c! }])
+    expect([await countersOf(a!), await countersOf(b!), await countersOf(c!)]).toEqual([3, 1, 1])
+    await sql`delete from notifications where user_id in (${a!}, ${b!})`
+    expect([await countersOf(a!), await countersOf(b!), await countersOf(c!)]).toEqual([0, 0, 1])
+  })
+
   test("deleting a user deletes that user's notifications (and their counter row), no one else's", async () => {
     const [a, b] = await bulkStudents(sql, 2)
     await insertNotifications([{ user_id: a! }, { user_id: a! }, { user_id: b! }])
