@@ -73,8 +73,9 @@ async function deliverBatch(tx: TxSql, now: Date, limit: number, channels: reado
         -- Keyed probes, as above (as EXISTS the planner hashed all 81,800 memberships).
         left join lateral (select true as member from course_members m
                             where m.course_id = t.course_id and m.user_id = c.target_user_id limit 1) m on true
+        -- Only the due reminders ask whether the student has submitted: a START event skips the probe.
         left join lateral (select true as submitted from learning_submissions s
-                            where s.task_id = c.task_id and s.student_id = c.target_user_id limit 1) s on true
+                            where c.trigger_type <> 'START' and s.task_id = c.task_id and s.student_id = c.target_user_id limit 1) s on true
     ), marked as (
       update homework_reminder_events e
          set sent_at = case when j.deliver then ${now}::timestamptz end,
