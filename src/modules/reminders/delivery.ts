@@ -64,7 +64,8 @@ async function deliverBatch(tx: TxSql, now: Date, limit: number, channels: reado
     ), judged as (
       select c.id, c.target_user_id, c.trigger_type, t.id as task_id,
              t.task_kind = 'HOMEWORK' and not t.archived and m.member is not null
-               and not (c.trigger_type in ('BEFORE_DUE_24H', 'DUE') and s.submitted is not null)
+               -- A due reminder (BEFORE_DUE_24H, DUE) of a student who submitted is not sent (the probe below).
+               and s.submitted is null
                -- Still the task's time for this trigger (the reschedule's rule): a stale event whose
                -- reschedule the background fan-out (src/fanout.ts) is still writing is canceled, not sent.
                and ${onSchedule(tx, 'c', 't', now)} as deliver
@@ -73,9 +74,11 @@ async function deliverBatch(tx: TxSql, now: Date, limit: number, channels: reado
         -- Keyed probes, as above (as EXISTS the planner hashed all 81,800 memberships).
         left join lateral (select true as member from course_members m
                             where m.course_id = t.course_id and m.user_id = c.target_user_id limit 1) m on true
-        -- Only the due reminders ask whether the student has submitted: a START event skips the probe.
+        -- Only the due reminders ask whether the student has submitted (START is not a nag, and
+        -- skips the probe).
         left join lateral (select true as submitted from learning_submissions s
-                            where c.trigger_type <> 'START' and s.task_id = c.task_id and s.student_id = c.target_user_id limit 1) s on true
+                            where c.trigger_type in ('BEFORE_DUE_24H', 'DUE')
+                              and s.task_id = c.task_id and s.student_id = c.target_user_id limit 1) s on true
     ), marked as (
       update homework_reminder_events e
          set sent_at = case when j.deliver then ${now}::timestamptz end,
