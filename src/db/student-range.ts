@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from './connect.ts'
+import { studentCountOf } from './student-count.ts'
 
 /**
  * The students of one chunk of the background fan-out (src/fanout.ts): user ids after `after` (null:
@@ -29,6 +30,6 @@ export async function chunkEnd(tx: TxSql, courseId: string, after: string | null
 
 /** Students of the course, from its counter rows (sql/046): at most 16 keyed rows, whatever the size. */
 export async function studentCount(tx: Sql | TxSql, courseId: string): Promise<number> {
-  const [row] = await tx<{ n: number }[]>`select course_student_count(${courseId}) as n`
+  const [row] = await tx<{ n: number }[]>`select ${studentCountOf(tx, courseId)} as n`
   return row!.n
 }

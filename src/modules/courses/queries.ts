@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
+import { studentCountOf } from '../../db/student-count.ts'
 import type { RowWindow } from '../../http/pagination.ts'
 
 type Db = Sql | TxSql
@@ -45,7 +46,7 @@ const memberCount = (sql: Db) => sql`
            1 + coalesce(cc.co_teachers, 0) + cs.students as member_count,
            cs.students as student_count`
 /** The course's students (sql/046's summed counter rows) as `cs.students`, for a FROM list with `c`. */
-const studentsOf = (sql: Db) => sql`cross join lateral (select course_student_count(c.id) as students) cs`
+const studentsOf = (sql: Db) => sql`cross join lateral (select ${studentCountOf(sql, sql`c.id`)} as students) cs`
 
 export async function findCourse(sql: Db, courseId: string, viewerId: string) {
   const [row] = await sql<CourseRow[]>`
@@ -159,7 +160,7 @@ export interface MemberRow {
 export async function listTeachers(sql: Db, courseId: string) {
   return sql<(MemberRow & { course_students: number })[]>`
     select u.id as user_id, u.username, u.display_name, 'TEACHER' as role, p.owner, p.joined_at, p.joined_at::text as joined_key,
-           course_student_count(${courseId}) as course_students
+           ${studentCountOf(sql, courseId)} as course_students
       from (select c.teacher_id as user_id, true as owner, c.created_at as joined_at, 0 as rank
               from courses c where c.id = ${courseId}
             union all

@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
+import { studentCountOf } from '../../db/student-count.ts'
 import { myCourses } from '../courses/queries.ts'
 
 export interface ExperimentRow {
@@ -257,7 +258,7 @@ export async function listMyExperiments(sql: Sql, userId: string, courseId: stri
                   from experiment_submissions s
                   join course_members m on m.course_id = e.course_id and m.user_id = s.student_id
                  where mc.is_teacher and s.experiment_id = e.id) as submitted_count,
-               case when mc.is_teacher then course_student_count(e.course_id) end as student_count
+               case when mc.is_teacher then ${studentCountOf(sql, sql`e.course_id`)} end as student_count
          where mc.is_teacher
       ) counts on true
      where ${courseId}::uuid is null or mc.id = ${courseId}::uuid

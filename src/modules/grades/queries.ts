@@ -1,4 +1,5 @@
 import type { TxSql } from '../../db/connect.ts'
+import { studentCountOf } from '../../db/student-count.ts'
 import type { RowWindow } from '../../http/pagination.ts'
 import { roster } from '../courses/queries.ts'
 
@@ -37,7 +38,7 @@ export function studentTotalsQuery(sql: TxSql, courseId: string, window: RowWind
                 then round((g.task_score_sum + g.lab_score_sum) / (g.task_graded + g.lab_graded), 2) end as average_score,
            coalesce(g.task_scores, '{}') as task_scores,
            coalesce(g.task_submitted, '{}') as task_submitted,
-           course_student_count(${courseId}) as total
+           ${studentCountOf(sql, courseId)} as total
       from ${roster(sql, courseId, null, window)} m
       left join grade_totals g on g.course_id = ${courseId} and g.student_id = m.user_id
      order by m.sort_name, m.sort_username, m.user_id`
@@ -121,7 +122,7 @@ export async function gradedTasks(sql: TxSql, courseId: string) {
 export async function gradebookVersion(sql: TxSql, courseId: string) {
   const [row] = await sql<{ version: string; students: number }[]>`
     select coalesce(sum(version), 0)::text as version,
-           course_student_count(${courseId}) as students
+           ${studentCountOf(sql, courseId)} as students
       from gradebook_versions where course_id = ${courseId}`
   return row!
 }

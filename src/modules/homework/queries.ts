@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/connect.ts'
+import { studentCountOf } from '../../db/student-count.ts'
 import { myCourses } from '../courses/queries.ts'
 
 export interface HomeworkRow {
@@ -47,7 +48,7 @@ export async function listHomework(sql: Sql, userId: string, courseId: string | 
                   join course_members m on m.course_id = t.course_id and m.user_id = s.student_id
                  where mc.is_teacher and s.task_id = t.id) as submitted_count,
                -- The course's counter rows (sql/046), not a count of its members per homework (issue 30.4).
-               case when mc.is_teacher then course_student_count(t.course_id) end as student_count
+               case when mc.is_teacher then ${studentCountOf(sql, sql`t.course_id`)} end as student_count
          where mc.is_teacher
       ) counts on true
      where ${courseId}::uuid is null or mc.id = ${courseId}::uuid

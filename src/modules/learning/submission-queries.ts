@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
+import { studentCountOf } from '../../db/student-count.ts'
 import type { RowWindow } from '../../http/pagination.ts'
 import { roster } from '../courses/queries.ts'
 import type { OverviewRow, QuestionScore, StoredAnswer, StoredQuestion, SubmissionRow } from './rows.ts'
@@ -136,7 +137,7 @@ export async function learningOverview(sql: Db, courseId: string, studentId: str
            coalesce(g.task_graded + g.lab_graded, 0) as graded_tasks,
            case when g.task_graded + g.lab_graded > 0
                 then round((g.task_score_sum + g.lab_score_sum) / (g.task_graded + g.lab_graded), 2) end as average_score,
-           ${studentId ? sql`(select count(*)::int from course_members c where c.course_id = ${courseId} and c.user_id = ${studentId})` : sql`course_student_count(${courseId})`} as total
+           ${studentId ? sql`(select count(*)::int from course_members c where c.course_id = ${courseId} and c.user_id = ${studentId})` : studentCountOf(sql, courseId)} as total
       from ${roster(sql, courseId, studentId, window)} m
       left join grade_totals g on g.course_id = ${courseId} and g.student_id = m.user_id
      order by m.sort_name, m.sort_username, m.user_id`
@@ -147,7 +148,7 @@ export async function countStudents(sql: Db, courseId: string, studentId: string
   // The whole course: its counter rows (sql/046); one student: a keyed probe.
   const [row] = studentId
     ? await sql<{ n: number }[]>`select count(*)::int as n from course_members where course_id = ${courseId} and user_id = ${studentId}`
-    : await sql<{ n: number }[]>`select course_student_count(${courseId}) as n`
+    : await sql<{ n: number }[]>`select ${studentCountOf(sql, courseId)} as n`
   return row!.n
 }
 

@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
+import { studentCountOf } from '../../db/student-count.ts'
 import { chunkEnd } from '../../db/student-range.ts'
 import { cancelStaleForTask, generateForTask, TRIGGER_TYPES, type TriggerType } from './queries.ts'
 
@@ -14,7 +15,7 @@ import { cancelStaleForTask, generateForTask, TRIGGER_TYPES, type TriggerType } 
 /** Whether the homework's course has more students than are written inline. */
 export async function isLargeCourseOfTask(tx: TxSql, taskId: string, inlineStudents: number): Promise<boolean> {
   const [row] = await tx<{ large: boolean }[]>`
-    select course_student_count(t.course_id) > ${inlineStudents} as large
+    select ${studentCountOf(tx, tx`t.course_id`)} > ${inlineStudents} as large
       from learning_tasks t
      where t.id = ${taskId}`
   return row?.large ?? false
