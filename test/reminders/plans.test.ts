@@ -1,0 +1,54 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import postgres from 'postgres'
+import type { Sql, TxSql } from '../../src/db/connect.ts'
+import { deliverDue } from '../../src/modules/reminders/delivery.ts'
+import { insertCourse, insertPoint } from '../support/fixtures.ts'
+import { testDatabase, usingExternalDb } from '../support/harness.ts'
+import { HOUR, DAY, bulkJoin, bulkStudents, createHomework, plus } from '../support/reminders.ts'
+
+/**
+ * The dispatch batch marks its events by key, whatever the sizes (delivery.ts). Joined to its
+ * judged events by id, the planner hashed the whole events table once a batch was large for the
+ * table: batches of 5,000 in the mooc bench (500,000 events: a seq scan and a hash spilled to
+ * disk, 115 of 274 ms), and a test database's few thousand events for a batch of 300. Plans from
+ * auto_explain (PostgreSQL only), in a transaction that is rolled back.
+ */
+let sql: Sql
+beforeAll(async () => {
+  sql = (await testDatabase()).sql
+}, 30_000)
+
+const T0 = new Date('2031-05-01T08:00:00.000Z')
+
+describe.skipIf(!usingExternalDb())('the dispatch batch by key (real PostgreSQL)', () => {
+  test('300 due START events: the batch marks them through the primary key, never by reading the events table', async () => {
+    const [teacherId, ...students] = await bulkStudents(sql, 301)
+    const c = await insertCourse(sql, teacherId!)
+    await bulkJoin(sql, c.id, students)
+    const { pointId } = await insertPoint(sql, c.id)
+    await createHomework(sql, c.id, pointId, { startAt: plus(T0, HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
+    // Statistics that know the table and the due events, as autovacuum would have them.
+    await sql`analyze homework_reminder_events`
+    const plans: string[] = []
+    let claimed = 0
+    const conn = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: (n) => plans.push(String(n.message)) })
+    try {
+      await conn.begin(async (tx) => {
+        await tx`load 'auto_explain'`
+        await tx`select set_config('auto_explain.log_min_duration', '0', true), set_config('auto_explain.log_level', 'notice', true)`
+        claimed = (await deliverDue(tx as unknown as TxSql, plus(T0, 2 * HOUR), 2000, [])).claimed
+        throw Object.assign(new Error('rollback'), { rollback: true })
+      }).catch((e) => {
+        if (!e.rollback) throw e
+      })
+    } finally {
+      await conn.end()
+    }
+    expect(claimed).toBeGreaterThanOrEqual(300)
+    // The marking step of the batch's plan: from its CTE to the next one.
+    const marking = /CTE marked\n([^]*?)\n  CTE /.exec(plans.find((p) => /Update on homework_reminder_events/.test(p)) ?? '')?.[1]
+    expect(marking).toContain('Update on homework_reminder_events')
+    expect(marking).not.toMatch(/(Seq Scan|Bitmap Heap Scan) on homework_reminder_events\b/)
+    expect(marking).toMatch(/Index Scan using homework_reminder_events_pkey on homework_reminder_events/)
+  })
+})
