@@ -6,7 +6,7 @@
  * validation off). Per endpoint: req/s, and CPU per request of the app's thread (this process's
  * main thread, /proc/self/task/<pid>/stat) and of the database backends (/proc/<backend>/stat).
  *
- *   DATABASE_URL=postgres://…/cls_x_mooc PROBE_RUNS=5 PROBE_SECONDS=3 bun bench/probe-courses.ts
+ *   BENCH_SHAPE=mooc DATABASE_URL=postgres://…/cls_x_mooc PROBE_RUNS=5 PROBE_SECONDS=3 bun bench/probe-courses.ts
  *   PROBE_BODIES=1 … prints each endpoint's JSON body (compare before/after a change).
  */
 import { readFileSync } from 'node:fs'
@@ -28,6 +28,9 @@ const RUNS = Number(process.env.PROBE_RUNS ?? 5)
 const SECONDS = Number(process.env.PROBE_SECONDS ?? 3)
 const ONLY = process.env.PROBE_ONLY ? new Set(process.env.PROBE_ONLY.split(',')) : null
 
+// ensureSeeded reseeds a database of another shape: without BENCH_SHAPE=mooc it would replace the
+// mooc dataset (90 s to seed again) with the quick one, which has no MOOC.
+if (process.env.BENCH_SHAPE !== 'mooc') throw new Error('run with BENCH_SHAPE=mooc (this probe reads the mooc dataset)')
 const admin = postgres(DATABASE_URL, { onnotice: () => {}, max: 2 }) as unknown as Sql
 const { anchor } = await ensureSeeded(admin, { log: () => {} })
 const offset = anchor.getTime() - Date.now()
