@@ -331,8 +331,9 @@ if (want('members')) {
   }
   const seminarTeacher = await login((await admin<{ u: string }[]>`select u.username as u from courses c join users u on u.id = c.teacher_id where c.id = ${seminar!.id}`)[0]!.u)
   for (const [what, path] of [['members, page 1 of 50', 'members?pageSize=50'], ['course (memberCount)', '']] as const) {
-    const [big, small] = await mirrored([[`/courses/${mooc.id}${path ? `/${path}` : ''}`, teacher], [`/courses/${seminar!.id}${path ? `/${path}` : ''}`, seminarTeacher]])
-    const [a, b] = [await stmts(`/courses/${mooc.id}${path ? `/${path}` : ''}`, teacher), await stmts(`/courses/${seminar!.id}${path ? `/${path}` : ''}`, seminarTeacher)]
+    const [bigPath, smallPath] = [mooc.id, seminar!.id].map((id) => `/courses/${id}${path ? `/${path}` : ''}`) as [string, string]
+    const [big, small] = await mirrored([[bigPath, teacher], [smallPath, seminarTeacher]])
+    const [a, b] = [await stmts(bigPath, teacher), await stmts(smallPath, seminarTeacher)]
     row({ key: 'members', name: `${what}: ${mooc.size.toLocaleString('en-US')} vs ${seminar!.size} students`, target: 'same statements, ≥ 0.8 × the seminar\'s req/s',
       before: what.startsWith('members') ? '66 ms (OFFSET)' : 'counted per request',
       value: `${big.rps.toFixed(0)} vs ${small.rps.toFixed(0)} req/s (${(big.rps / small.rps).toFixed(2)}), p50 ${big.p50.toFixed(1)} vs ${small.p50.toFixed(1)} ms, statements ${a} vs ${b}`,

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import postgres from 'postgres'
-import type { Sql, TxSql } from '../../src/db/connect.ts'
+import type { Sql } from '../../src/db/connect.ts'
 import { deliverDue } from '../../src/modules/reminders/delivery.ts'
 import { insertCourse, insertPoint } from '../support/fixtures.ts'
 import { testDatabase, usingExternalDb } from '../support/harness.ts'
+import { plansOf } from '../support/plans.ts'
 import { HOUR, DAY, bulkJoin, bulkStudents, createHomework, plus } from '../support/reminders.ts'
 
 /**
@@ -11,7 +11,7 @@ import { HOUR, DAY, bulkJoin, bulkStudents, createHomework, plus } from '../supp
  * judged events by id, the planner hashed the whole events table once a batch was large for the
  * table: batches of 5,000 in the mooc bench (500,000 events: a seq scan and a hash spilled to
  * disk, 115 of 274 ms), and a test database's few thousand events for a batch of 300. Plans from
- * auto_explain (PostgreSQL only), in a transaction that is rolled back.
+ * auto_explain (support/plans.ts: PostgreSQL only).
  */
 let sql: Sql
 beforeAll(async () => {
@@ -29,21 +29,10 @@ describe.skipIf(!usingExternalDb())('the dispatch batch by key (real PostgreSQL)
     await createHomework(sql, c.id, pointId, { startAt: plus(T0, HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
     // Statistics that know the table and the due events, as autovacuum would have them.
     await sql`analyze homework_reminder_events`
-    const plans: string[] = []
     let claimed = 0
-    const conn = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: (n) => plans.push(String(n.message)) })
-    try {
-      await conn.begin(async (tx) => {
-        await tx`load 'auto_explain'`
-        await tx`select set_config('auto_explain.log_min_duration', '0', true), set_config('auto_explain.log_level', 'notice', true)`
-        claimed = (await deliverDue(tx as unknown as TxSql, plus(T0, 2 * HOUR), 2000, [])).claimed
-        throw Object.assign(new Error('rollback'), { rollback: true })
-      }).catch((e) => {
-        if (!e.rollback) throw e
-      })
-    } finally {
-      await conn.end()
-    }
+    const plans = await plansOf(async (tx) => {
+      claimed = (await deliverDue(tx, plus(T0, 2 * HOUR), 2000, [])).claimed
+    })
     expect(claimed).toBeGreaterThanOrEqual(300)
     // The marking step of the batch's plan: from its CTE to the next one.
     const marking = /CTE marked\n([^]*?)\n  CTE /.exec(plans.find((p) => /Update on homework_reminder_events/.test(p)) ?? '')?.[1]

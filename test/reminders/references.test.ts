@@ -5,6 +5,7 @@ import { newId } from '../../src/lib/ids.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { testDatabase, usingExternalDb } from '../support/harness.ts'
+import { plansOf } from '../support/plans.ts'
 import { DAY, HOUR, bulkStudents, createHomework, eventsOf, plus } from '../support/reminders.ts'
 
 /**
@@ -179,28 +180,16 @@ describe.skipIf(!usingExternalDb())('reference checks by key (real PostgreSQL)',
   test('300 events, 600 notifications and 300 mails in four statements: every check probes users, events and notifications by key', async () => {
     const h = await homework(1)
     const users = await bulkStudents(sql, 300)
-    const plans: string[] = []
-    const conn = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: (n) => plans.push(String(n.message)) })
-    try {
-      await conn.begin(async (tx) => {
-        await tx`load 'auto_explain'`
-        await tx`select set_config('auto_explain.log_min_duration', '0', true), set_config('auto_explain.log_nested_statements', 'on', true),
-                        set_config('auto_explain.log_level', 'notice', true)`
-        const events = users.map((u) => ({ id: newId(), task_id: h.taskId, target_user_id: u, trigger_type: 'DUE', scheduled_at: plus(T0, 10 * DAY) }))
-        await tx`insert into homework_reminder_events ${tx(events, 'id', 'task_id', 'target_user_id', 'trigger_type', 'scheduled_at')}`
-        const reminders = events.map((e) => ({ id: newId(), user_id: e.target_user_id, notification_type: 'HOMEWORK_REMINDER', title: 't', delivered_at: T0, event_id: e.id }))
-        await tx`insert into notifications ${tx(reminders, 'id', 'user_id', 'notification_type', 'title', 'delivered_at', 'event_id')}`
-        const news = users.map((u) => ({ id: newId(), user_id: u, notification_type: 'ANNOUNCEMENT', title: 't', delivered_at: T0 }))
-        await tx`insert into notifications ${tx(news, 'id', 'user_id', 'notification_type', 'title', 'delivered_at')}`
-        const mails = news.map((n) => ({ id: newId(), notification_id: n.id, user_id: n.user_id, created_at: T0, next_attempt_at: T0 }))
-        await tx`insert into email_outbox ${tx(mails, 'id', 'notification_id', 'user_id', 'created_at', 'next_attempt_at')}`
-        throw Object.assign(new Error('rollback'), { rollback: true })
-      }).catch((e) => {
-        if (!e.rollback) throw e
-      })
-    } finally {
-      await conn.end()
-    }
+    const plans = await plansOf(async (tx) => {
+      const events = users.map((u) => ({ id: newId(), task_id: h.taskId, target_user_id: u, trigger_type: 'DUE', scheduled_at: plus(T0, 10 * DAY) }))
+      await tx`insert into homework_reminder_events ${tx(events, 'id', 'task_id', 'target_user_id', 'trigger_type', 'scheduled_at')}`
+      const reminders = events.map((e) => ({ id: newId(), user_id: e.target_user_id, notification_type: 'HOMEWORK_REMINDER', title: 't', delivered_at: T0, event_id: e.id }))
+      await tx`insert into notifications ${tx(reminders, 'id', 'user_id', 'notification_type', 'title', 'delivered_at', 'event_id')}`
+      const news = users.map((u) => ({ id: newId(), user_id: u, notification_type: 'ANNOUNCEMENT', title: 't', delivered_at: T0 }))
+      await tx`insert into notifications ${tx(news, 'id', 'user_id', 'notification_type', 'title', 'delivered_at')}`
+      const mails = news.map((n) => ({ id: newId(), notification_id: n.id, user_id: n.user_id, created_at: T0, next_attempt_at: T0 }))
+      await tx`insert into email_outbox ${tx(mails, 'id', 'notification_id', 'user_id', 'created_at', 'next_attempt_at')}`
+    })
     // The checks' statements: the events' students, the notifications' users and events, the mails' notifications.
     const checks = plans.filter((p) => /from new_rows/.test(p) && /from (users|homework_reminder_events|notifications) [a-z]\b/.test(p))
     expect(checks.length).toBeGreaterThanOrEqual(3)

@@ -1,5 +1,6 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { studentCountOf } from '../../db/student-count.ts'
+import { studentCount } from '../../db/student-range.ts'
 import type { RowWindow } from '../../http/pagination.ts'
 import { roster } from '../courses/queries.ts'
 import type { OverviewRow, QuestionScore, StoredAnswer, StoredQuestion, SubmissionRow } from './rows.ts'
@@ -146,9 +147,8 @@ export async function learningOverview(sql: Db, courseId: string, studentId: str
 /** Students of the course (or just `studentId`, when a member): the total of a page past the end. */
 export async function countStudents(sql: Db, courseId: string, studentId: string | null = null) {
   // The whole course: its counter rows (sql/046); one student: a keyed probe.
-  const [row] = studentId
-    ? await sql<{ n: number }[]>`select count(*)::int as n from course_members where course_id = ${courseId} and user_id = ${studentId}`
-    : await sql<{ n: number }[]>`select ${studentCountOf(sql, courseId)} as n`
+  if (!studentId) return studentCount(sql, courseId)
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from course_members where course_id = ${courseId} and user_id = ${studentId}`
   return row!.n
 }
 
