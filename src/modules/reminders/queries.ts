@@ -165,10 +165,13 @@ async function insertForMembers(
 
 /**
  * A late joiner's events: every homework of the course whose trigger time is still ahead, and
- * START at `now` for a homework that is open now (unless they already had START).
+ * START at `now` for a homework that is open now (unless they already had START). The course and
+ * student are scalar parameters here, not the arrays of `generateForStudents`: with arrays of
+ * unknown length PostgreSQL kept re-planning both statements at every join (custom plans,
+ * ~0.24 ms of a join's ~1.5 ms of database CPU); with scalars it keeps one generic plan.
  */
 export async function generateForStudent(tx: TxSql, courseId: string, userId: string, now: Date) {
-  return generateForStudents(tx, [courseId], [userId], now)
+  return generateForPairs(tx, tx`t.course_id = ${courseId}::uuid`, tx`(select ${courseId}::uuid, ${userId}::uuid)`, now)
 }
 
 /**
@@ -178,11 +181,16 @@ export async function generateForStudent(tx: TxSql, courseId: string, userId: st
  */
 export async function generateForStudents(tx: TxSql, courseIds: string[], userIds: string[], now: Date) {
   if (courseIds.length === 0) return 0
-  await lockVisibleTasks(tx, tx`t.course_id = any(${[...new Set(courseIds)]}::uuid[])`)
+  return generateForPairs(tx, tx`t.course_id = any(${[...new Set(courseIds)]}::uuid[])`, tx`unnest(${courseIds}::uuid[], ${userIds}::uuid[])`, now)
+}
+
+/** The (course, student) pairs of `pairs` (a relation of two uuid columns), the homework of `courses` locked first. */
+async function generateForPairs(tx: TxSql, courses: ReturnType<TxSql>, pairs: ReturnType<TxSql>, now: Date) {
+  await lockVisibleTasks(tx, courses)
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
     select ${uuidV7(tx)}, t.id, j.user_id, tr.trigger_type, tr.scheduled_at, ${now}
-      from unnest(${courseIds}::uuid[], ${userIds}::uuid[]) as j (course_id, user_id)
+      from ${pairs} as j (course_id, user_id)
       join learning_tasks t on t.course_id = j.course_id
       ${triggersOf(tx, now, true)}
      where t.task_kind = 'HOMEWORK'
