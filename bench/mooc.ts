@@ -299,12 +299,16 @@ if (want('joins')) {
   const joiners = (await admin<{ username: string }[]>`select username from users where username like 'bench\\_j%' order by username`).map((r) => r.username)
   const tokens: string[] = []
   for (let i = 0; i < joiners.length; i += 10) tokens.push(...(await Promise.all(joiners.slice(i, i + 10).map(login))))
-  // A homework open now and one ahead: each joiner gets START now plus future events.
-  await call('POST', `/courses/${mooc.id}/learning/points/${points[0]}/tasks`, teacher, homework(300))
+  // A homework open now and one ahead: each joiner gets START now plus future events. Its own
+  // 300,000 events are written by the background fan-out, awaited here: the first run used to
+  // race it (two writers on two cores) and measured that instead of the joins.
+  await withFanout(() => call('POST', `/courses/${mooc.id}/learning/points/${points[0]}/tasks`, teacher, homework(300)))
   const walls: number[] = []
   const cpu: number[] = []
   const appCpu: number[] = []
-  for (let run = 0; run < 2; run++) {
+  // Three runs, the first one cold (the pool's connections have not run a join yet), the median
+  // reported: with two, the lower of the two was the warm one.
+  for (let run = 0; run < 3; run++) {
     await admin`delete from course_members where course_id = ${mooc.id} and user_id in (select id from users where username like 'bench\\_j%')`
     const { result: r, dbMs, appMs } = await cpuOf(() => runLoad({ requests: prepared(tokens.map((token) => ({ method: 'POST', path: '/courses/join', token, body: { inviteCode: mooc.invite_code } }))), concurrency: tokens.length, maxRequests: tokens.length }))
     cpu.push(dbMs)
@@ -314,7 +318,7 @@ if (want('joins')) {
     walls.push(s.max)
   }
   const [n] = await admin<{ n: number }[]>`select course_student_count(${mooc.id}) as n`
-  row({ key: 'joins', name: '100 students joining at once', target: '≤ 300 ms until the last answer (median of 2)', before: '862 ms',
+  row({ key: 'joins', name: '100 students joining at once', target: '≤ 300 ms until the last answer (median of 3, the first cold)', before: '862 ms',
     value: `${median(walls).toFixed(0)} ms (${walls.map((w) => w.toFixed(0)).join(' / ')}); PostgreSQL CPU ${median(cpu).toFixed(0)} ms, app CPU ${median(appCpu).toFixed(0)} ms; counter ${n!.n}`, pass: median(walls) <= 300 && n!.n === mooc.size + 100 })
   await cleanup()
 }

@@ -1,5 +1,7 @@
 // Targeted dispatch timing on a seeded campus copy (not part of bun test): the bench's set-up (seedDueEvents),
 // dispatch with N dispatchers, bookkeeping check, restore. PROBE_BATCH, PROBE_EVENTS, PROBE_DISPATCHERS, PROBE_REPEAT.
+// PROBE_PERF=/tmp/d.perf records the dispatching backends alone with `perf record -g` while they dispatch
+// (read with `perf report -i /tmp/d.perf --children --sort symbol`).
 import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import postgres from 'postgres'
@@ -67,6 +69,8 @@ for (let r = 0; r < repeat; r++) {
   const pools = Array.from({ length: dispatchers }, () => postgres(url, { onnotice: () => {}, max }) as unknown as Sql)
   const pids = [...new Set((await Promise.all(pools.flatMap((p) => Array.from({ length: max }, async () => (await p<{ pid: number }[]>`select pg_backend_pid() as pid, pg_sleep(0.1)`)[0]!.pid)))))]
   const ticks = () => pids.reduce((n, pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return n + Number(f[11]) + Number(f[12]) }, 0)
+  const perf = process.env.PROBE_PERF ? Bun.spawn(['perf', 'record', '-g', '-F', '4999', '-o', process.env.PROBE_PERF, '-p', pids.join(',')], { stdout: 'ignore', stderr: 'ignore' }) : null
+  if (perf) await Bun.sleep(300)
   const t0 = ticks()
   const c0 = process.cpuUsage()
   const t = now()
@@ -74,6 +78,7 @@ for (let r = 0; r < repeat; r++) {
   const runs = await Promise.all(pools.map((p) => dispatch(p, t, { channels, ...(batch ? { batchSize: batch } : {}), ...(workers ? { workers } : {}) })))
   const seconds = (performance.now() - started) / 1000
   const backendMs = (ticks() - t0) * 10
+  if (perf) { perf.kill('SIGINT'); await perf.exited }
   const c1 = process.cpuUsage(c0)
   const bunMs = (c1.user + c1.system) / 1000
   for (const p of pools) await p.end({ timeout: 5 })
