@@ -43,6 +43,9 @@ const EnvSchema = z
     // (stopped) instance left.
     FANOUT_INLINE_STUDENTS: int(0, 10_000_000).default(5000),
     FANOUT_CHUNK_STUDENTS: int(1, 1_000_000).default(10_000),
+    // A job is queued in this many parts of the course's students, and an instance writes that
+    // many chunks at once (never more than its database connections: one on the embedded one).
+    FANOUT_WORKERS: int(1, 32).default(2),
     FANOUT_CRON: cronExpr.default('*/15 * * * * *'),
     TASK_PUBLISH_CRON: cronExpr.default('* * * * *'),
     MAX_UPLOAD_BYTES: int(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
@@ -184,6 +187,7 @@ export interface Config {
   reminderScanCron: string
   fanoutInlineStudents: number
   fanoutChunkStudents: number
+  fanoutWorkers: number
   fanoutCron: string
   /** The task-publisher job (scheduled tasks published when their time comes); "off" disables. */
   taskPublishCron: string
@@ -277,6 +281,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     reminderScanCron: e.REMINDER_SCAN_CRON,
     fanoutInlineStudents: e.FANOUT_INLINE_STUDENTS,
     fanoutChunkStudents: e.FANOUT_CHUNK_STUDENTS,
+    fanoutWorkers: e.FANOUT_WORKERS,
     fanoutCron: e.FANOUT_CRON,
     taskPublishCron: e.TASK_PUBLISH_CRON,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,

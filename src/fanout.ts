@@ -9,11 +9,13 @@ export type { Fanout, FanoutPolicy } from './lib/fanout.ts'
 /*
  * The background fan-out (issue 26). A homework or an announcement in a course of more than
  * FANOUT_INLINE_STUDENTS students is committed with a queue row (sql/045) instead of its
- * 300,000 reminder events or 100,000 notifications; `kick` after the commit starts this
- * process's runner, which works the queue in chunks of FANOUT_CHUNK_STUDENTS students, one
- * transaction each (the rows and the cursor together), until it is empty. The queue rows are
- * claimed FOR UPDATE SKIP LOCKED, so runners on several instances share the work and no chunk is
- * done twice; FANOUT_CRON runs the same loop to pick up what a stopped instance left.
+ * 300,000 reminder events or 100,000 notifications, in FANOUT_WORKERS parts of the course's
+ * students (sql/050); `kick` after the commit starts this process's runner, which works the
+ * queue with FANOUT_WORKERS workers at once in chunks of FANOUT_CHUNK_STUDENTS students, one
+ * transaction each (the rows and the part's cursor together), until it is empty. The queue rows
+ * are claimed FOR UPDATE SKIP LOCKED, so the workers, and runners on several instances, share
+ * the work (one homework's parts are written at once) and no chunk is done twice; FANOUT_CRON
+ * runs the same loop to pick up what a stopped instance left.
  *
  * Courses up to the limit are written inline, in the request's transaction, as before.
  */
@@ -36,8 +38,11 @@ function createFanout(deps: Deps): Fanout {
   let again = false
   let stopped = false
 
+  // Chunks written at once: a job's parts (sql/050) each take a connection.
+  const workers = Math.max(1, Math.min(deps.config.fanoutWorkers, deps.db.maxConnections))
+
   /** Chunks until both queues are empty (or held by other runners and edits). */
-  async function work(): Promise<number> {
+  async function worker(): Promise<number> {
     let chunks = 0
     while (!stopped) {
       const reminders = await reminderChunk(deps.sql, size)
@@ -48,8 +53,15 @@ function createFanout(deps: Deps): Fanout {
     return chunks
   }
 
+  /** `workers` of them at once, each claiming what the others do not hold; the chunks done. */
+  async function work(): Promise<number> {
+    const done = await Promise.all(Array.from({ length: workers }, worker))
+    return done.reduce((a, b) => a + b, 0)
+  }
+
   return {
     inlineStudents: deps.config.fanoutInlineStudents,
+    parts: deps.config.fanoutWorkers,
     kick() {
       if (stopped) return
       if (running) {

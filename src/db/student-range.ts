@@ -15,17 +15,42 @@ export const inRange = (sql: Sql | TxSql, column: ReturnType<TxSql>, r: StudentR
   sql`${r.after === null ? sql`` : sql`and ${column} > ${r.after}::uuid`} ${r.upTo === null ? sql`` : sql`and ${column} <= ${r.upTo}::uuid`}`
 
 /**
- * The last student of the next chunk of `size` after `after`, or null when no more than `size`
- * remain (the chunk then runs to the end): the chunk's last key and the one after it, in one
- * index-only scan of course_members' primary key.
+ * The next chunk of `size` students after `after` within a part that ends at `until` (its last
+ * student; null: the end of the course): the chunk's last key, and whether the chunk finishes the
+ * part. Its last key and the one after it, in one index-only scan of course_members' primary key.
  */
-export async function chunkEnd(tx: TxSql, courseId: string, after: string | null, size: number): Promise<string | null> {
+export async function nextChunk(tx: TxSql, courseId: string, after: string | null, until: string | null, size: number): Promise<{ upTo: string | null; last: boolean }> {
   const rows = await tx<{ user_id: string }[]>`
     select m.user_id from course_members m
-     where m.course_id = ${courseId} ${after === null ? tx`` : tx`and m.user_id > ${after}::uuid`}
+     where m.course_id = ${courseId} ${inRange(tx, tx`m.user_id`, { after, upTo: until })}
      order by m.user_id
     offset ${size - 1} limit 2`
-  return rows.length === 2 ? rows[0]!.user_id : null
+  return rows.length === 2 ? { upTo: rows[0]!.user_id, last: false } : { upTo: until, last: true }
+}
+
+/**
+ * The course's students cut into `parts` ranges of about the same size, in course_members' key
+ * order: each part's (after, upTo], the first from the first student, the last to the end; fewer
+ * parts when the course has fewer students than parts. Each cut is an index-only walk of the
+ * course's keys from the one before (50,000 keys: ~3 ms; a window over all of them took 20 ms).
+ */
+export async function partsOf(tx: TxSql, courseId: string, parts: number): Promise<StudentRange[]> {
+  const cuts: string[] = []
+  if (parts > 1) {
+    const total = await studentCount(tx, courseId)
+    const step = Math.max(1, Math.ceil(total / parts))
+    for (let i = 1; i < parts && i * step < total; i++) {
+      const after = cuts.at(-1) ?? null
+      const [row] = await tx<{ user_id: string }[]>`
+        select m.user_id from course_members m
+         where m.course_id = ${courseId} ${inRange(tx, tx`m.user_id`, { after, upTo: null })}
+         order by m.user_id
+        offset ${step - 1} limit 1`
+      if (!row) break
+      cuts.push(row.user_id)
+    }
+  }
+  return [...cuts, null].map((upTo, i) => ({ after: i === 0 ? null : cuts[i - 1]!, upTo }))
 }
 
 /** Students of the course, from its counter rows (sql/046): at most 16 keyed rows, whatever the size. */

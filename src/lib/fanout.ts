@@ -8,6 +8,8 @@
 export interface FanoutPolicy {
   /** Courses of more students are fanned out in the background (FANOUT_INLINE_STUDENTS). */
   inlineStudents: number
+  /** A job is queued in this many parts of the course's students, written at once (FANOUT_WORKERS). */
+  parts: number
 }
 
 export interface Fanout extends FanoutPolicy {

@@ -3,6 +3,9 @@ import postgres from 'postgres'
 import type { Sql } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { fanoutOf } from '../../src/fanout.ts'
+import { partsOf } from '../../src/db/student-range.ts'
+import { announcementChunk, queueAnnouncement } from '../../src/modules/announcements/fanout.ts'
+import { queueReminders, reminderChunk } from '../../src/modules/reminders/fanout.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, testDatabase, usingExternalDb, type Account, type TestContext } from '../support/harness.ts'
@@ -157,6 +160,103 @@ describe('reminder events of a large course', () => {
   })
 })
 
+describe('a job in parts of the students (sql/050)', () => {
+  const membersOf = async (courseId: string) =>
+    (await sql<{ user_id: string }[]>`select user_id from course_members where course_id = ${courseId} order by user_id`).map((r) => r.user_id)
+
+  test('the course cut into parts of about the same size, in key order, each from after the last one', async () => {
+    const ids = await membersOf(b.courseId)
+    expect(ids).toHaveLength(5)
+    const parts = (n: number) => sql.begin((tx) => partsOf(tx, b.courseId, n))
+    expect(await parts(1)).toEqual([{ after: null, upTo: null }])
+    expect(await parts(2)).toEqual([{ after: null, upTo: ids[2]! }, { after: ids[2]!, upTo: null }])
+    expect(await parts(3)).toEqual([{ after: null, upTo: ids[1]! }, { after: ids[1]!, upTo: ids[3]! }, { after: ids[3]!, upTo: null }])
+    // More parts than students: one student each, no empty part.
+    expect(await parts(8)).toHaveLength(5)
+  })
+
+  test('a homework queued in two parts; each runs to its own bound; together every student once', async () => {
+    clock.set(plus(T0, 9 * HOUR))
+    const tb = await homework(b, { title: 'Parts', dueAt: plus(T0, 4 * DAY).toISOString() })
+    await drainAll()
+    const ids = await membersOf(b.courseId)
+    await sql`delete from homework_reminder_events where task_id = ${tb.id}`
+    await sql.begin((tx) => queueReminders(tx, tb.id, plus(T0, 9 * HOUR), true, 2))
+    const queued = await sql<{ part: number; after_user: string | null; up_to_user: string | null }[]>`
+      select part, after_user, up_to_user from reminder_fanout where task_id = ${tb.id} order by part`
+    expect([...queued]).toEqual([{ part: 0, after_user: null, up_to_user: ids[2]! }, { part: 1, after_user: ids[2]!, up_to_user: null }])
+    // Chunks of 2: the first part (3 students) takes two chunks, the second (2) one; every chunk
+    // stays within its part.
+    expect(await reminderChunk(sql, 2)).toBe(true)
+    const first = await sql<{ u: string }[]>`select distinct target_user_id as u from homework_reminder_events where task_id = ${tb.id} order by 1`
+    expect(first.map((r) => r.u)).toEqual(ids.slice(0, 2))
+    expect(await drainAll()).toBeUndefined()
+    const live = await sql<{ u: string; n: number }[]>`
+      select target_user_id as u, count(*)::int as n from homework_reminder_events where task_id = ${tb.id} and not canceled group by 1 order by 1`
+    expect([...live]).toEqual(ids.map((u) => ({ u, n: 3 })))
+    expect(await sql`select 1 from reminder_fanout where task_id = ${tb.id}`).toHaveLength(0)
+  })
+
+  // A part held by one runner while another writes the other part: two transactions at once, so
+  // only on a PostgreSQL server (the embedded database has one connection).
+  test.skipIf(!usingExternalDb())('two runners write one homework at once: a part held by one does not hold up the other', async () => {
+    clock.set(plus(T0, 10 * HOUR))
+    const tb = await homework(b, { title: 'Parallel', dueAt: plus(T0, 4 * DAY).toISOString() })
+    await drainAll()
+    const ids = await membersOf(b.courseId)
+    await sql`delete from homework_reminder_events where task_id = ${tb.id}`
+    await sql.begin((tx) => queueReminders(tx, tb.id, plus(T0, 10 * HOUR), true, 2))
+    const side = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
+    try {
+      let release!: () => void
+      let holding!: () => void
+      const held = new Promise<void>((r) => (release = r))
+      const holds = new Promise<void>((r) => (holding = r))
+      // Another runner, in the middle of a chunk of the first part.
+      const other = side.begin(async (tx) => {
+        await tx`select 1 from reminder_fanout where task_id = ${tb.id} and part = 0 for update`
+        await tx`select 1 from learning_tasks where id = ${tb.id} for key share`
+        holding()
+        await held
+      })
+      await holds
+      // This runner takes the second part meanwhile (with one row per job it found nothing to do).
+      expect(await reminderChunk(sql, 2)).toBe(true)
+      const written = await sql<{ u: string }[]>`select distinct target_user_id as u from homework_reminder_events where task_id = ${tb.id} order by 1`
+      expect(written.map((r) => r.u)).toEqual(ids.slice(3))
+      expect(await reminderChunk(sql, 2)).toBe(false)
+      release()
+      await other
+    } finally {
+      await side.end()
+    }
+    await drainAll()
+    const [n] = await sql<{ n: number }[]>`select count(*)::int as n from homework_reminder_events where task_id = ${tb.id} and not canceled`
+    expect(n!.n).toBe(15)
+  })
+
+  test.skipIf(!usingExternalDb())('an announcement\'s parts likewise: the second part notified while the first is held', async () => {
+    const id = newId()
+    await sql`insert into announcements (id, course_id, author_id, title, content) values (${id}, ${b.courseId}, ${b.teacher.id}, 'In parts', '<p>x</p>')`
+    await sql.begin((tx) => queueAnnouncement(tx, id, b.courseId, 2))
+    const ids = await membersOf(b.courseId)
+    const side = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
+    try {
+      await side.begin(async (tx) => {
+        await tx`select 1 from announcement_fanout where announcement_id = ${id} and part = 0 for update`
+        expect(await announcementChunk(sql, 5, clock.now(), [])).toBe(true)
+        expect(await announcementChunk(sql, 5, clock.now(), [])).toBe(false)
+      })
+    } finally {
+      await side.end()
+    }
+    const notified = async () => (await sql<{ u: string }[]>`select user_id as u from notifications where params->>'announcementId' = ${id} order by 1`).map((r) => r.u)
+    expect(await notified()).toEqual(ids.slice(3))
+    await drainAll()
+    expect(await notified()).toEqual(ids)
+  })
+})
+
 describe('the scan while a reschedule is still being written', () => {
   test('an event of the old deadline that comes due before its chunk is canceled, not sent', async () => {
     clock.set(plus(T0, 8 * HOUR))
@@ -282,8 +382,9 @@ describe('configuration', () => {
     const { loadConfig } = await import('../../src/config.ts')
     const { defaultJobs } = await import('../../src/jobs.ts')
     const c = loadConfig({ DATA_DIR: '/tmp/x' })
-    expect([c.fanoutInlineStudents, c.fanoutChunkStudents, c.fanoutCron]).toEqual([5000, 10_000, '*/15 * * * * *'])
+    expect([c.fanoutInlineStudents, c.fanoutChunkStudents, c.fanoutCron, c.fanoutWorkers]).toEqual([5000, 10_000, '*/15 * * * * *', 2])
     expect(() => loadConfig({ DATA_DIR: '/tmp/x', FANOUT_CHUNK_STUDENTS: '0' })).toThrow(/FANOUT_CHUNK_STUDENTS/)
+    expect(() => loadConfig({ DATA_DIR: '/tmp/x', FANOUT_WORKERS: '0' })).toThrow(/FANOUT_WORKERS/)
     expect(() => loadConfig({ DATA_DIR: '/tmp/x', FANOUT_INLINE_STUDENTS: 'many' })).toThrow(/FANOUT_INLINE_STUDENTS/)
     expect(defaultJobs(background.deps).find((j) => j.name === 'fan-out')?.pattern).toBe('off')
     expect(defaultJobs(inline.deps).find((j) => j.name === 'fan-out')?.pattern).toBe('*/15 * * * * *')

@@ -61,7 +61,7 @@ export async function publish(
   const queued = await sql.begin(async (tx) => {
     await q.insertAnnouncement(tx, { id, courseId, authorId: author.id, title: body.title, content, now })
     if (fanout && (await studentCount(tx, courseId)) > fanout.inlineStudents) {
-      await queueAnnouncement(tx, id, courseId)
+      await queueAnnouncement(tx, id, courseId, fanout.parts)
       return true
     }
     await notify(tx, { courseStudents: courseId }, announcementNotice({ id, courseId, title: body.title, content }), { now, channels })

@@ -1,6 +1,6 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { studentCountOf } from '../../db/student-count.ts'
-import { chunkEnd } from '../../db/student-range.ts'
+import { nextChunk, partsOf } from '../../db/student-range.ts'
 import { cancelStaleForTask, generateForTask, TRIGGER_TYPES, type TriggerType } from './queries.ts'
 
 /*
@@ -22,30 +22,49 @@ export async function isLargeCourseOfTask(tx: TxSql, taskId: string, inlineStude
 }
 
 /**
- * Queues the homework's events. A row still queued for it (an earlier edit not yet through)
- * absorbs this one and starts over from the first student: the triggers of both, `published`
- * if either was, this request's `now`. The caller holds the task's row lock.
+ * Queues the homework's events, in `parts` ranges of the course's students (sql/050) that runners
+ * write at once. Parts still queued for it (an earlier edit not yet through) absorb this one, and
+ * every part starts over from its first student: the triggers of both, `published` if either
+ * was, this request's `now`. The caller holds the task's row lock.
  */
-export async function queueReminders(tx: TxSql, taskId: string, now: Date, published: boolean, triggers: readonly TriggerType[] = TRIGGER_TYPES) {
-  await queue(tx, tx`t.id = ${taskId}`, now, published, triggers)
+export async function queueReminders(tx: TxSql, taskId: string, now: Date, published: boolean, parts: number, triggers: readonly TriggerType[] = TRIGGER_TYPES) {
+  const [task] = await tx<{ course_id: string }[]>`select course_id from learning_tasks where id = ${taskId}`
+  if (task) await queue(tx, tx`t.id = ${taskId}`, task.course_id, now, published, parts, triggers)
 }
 
 /** Every published homework of the course, queued as for a reschedule (the course was unarchived). */
-export async function queueRemindersOfCourse(tx: TxSql, courseId: string, now: Date) {
-  await queue(tx, tx`t.course_id = ${courseId} and t.task_kind = 'HOMEWORK' and t.publish_state = 'PUBLISHED'`, now, false, TRIGGER_TYPES)
+export async function queueRemindersOfCourse(tx: TxSql, courseId: string, now: Date, parts: number) {
+  await queue(tx, tx`t.course_id = ${courseId} and t.task_kind = 'HOMEWORK' and t.publish_state = 'PUBLISHED'`, courseId, now, false, parts, TRIGGER_TYPES)
 }
 
-async function queue(tx: TxSql, which: ReturnType<TxSql>, now: Date, published: boolean, triggers: readonly TriggerType[]) {
+/*
+ * One row per (task, part). What a task's queued parts carry is merged across all of them: each
+ * new part covers students that any old part may not have reached, and the new part bounds need
+ * not be the old ones (the course's students changed meanwhile). Parts beyond the new count (a
+ * smaller FANOUT_WORKERS) go.
+ */
+async function queue(tx: TxSql, which: ReturnType<TxSql>, courseId: string, now: Date, published: boolean, parts: number, triggers: readonly TriggerType[]) {
+  const ranges = await partsOf(tx, courseId, parts)
   await tx`
-    insert into reminder_fanout (task_id, course_id, requested_at, published, triggers, queued_at)
-    select t.id, t.course_id, ${now}, ${published}, ${triggers as TriggerType[]}::text[], now()
-      from learning_tasks t where ${which}
-     order by t.id
-    on conflict (task_id) do update
+    insert into reminder_fanout as f (task_id, course_id, part, after_user, up_to_user, requested_at, published, triggers, queued_at)
+    select t.id, t.course_id, p.part - 1, p.after_user, p.up_to_user, ${now},
+           ${published} or coalesce((select bool_or(o.published) from reminder_fanout o where o.task_id = t.id), false),
+           array(select distinct x
+                   from (select unnest(${triggers as TriggerType[]}::text[]) union all
+                         select unnest(o.triggers) from reminder_fanout o where o.task_id = t.id) as u (x)
+                  order by x),
+           now()
+      from learning_tasks t
+     cross join unnest(${ranges.map((r) => r.after)}::uuid[], ${ranges.map((r) => r.upTo)}::uuid[]) with ordinality as p (after_user, up_to_user, part)
+     where ${which}
+     order by t.id, p.part
+    on conflict (task_id, part) do update
        set requested_at = excluded.requested_at,
-           published = reminder_fanout.published or excluded.published,
-           triggers = array(select distinct x from unnest(reminder_fanout.triggers || excluded.triggers) as x order by x),
-           after_user = null`
+           published = excluded.published,
+           triggers = excluded.triggers,
+           after_user = excluded.after_user,
+           up_to_user = excluded.up_to_user`
+  await tx`delete from reminder_fanout f using learning_tasks t where f.task_id = t.id and ${which} and f.part >= ${ranges.length}`
 }
 
 /** The homework no longer gets events (unpublished), or none of the course's (archived). */
@@ -55,25 +74,27 @@ export async function dropQueuedReminders(tx: TxSql, which: { taskId: string } |
 }
 
 /**
- * One chunk of the oldest queued homework that nobody else is working on: neither its queue row
- * (another runner) nor the task (an edit, which will queue again) is locked. False when there
- * is nothing to do.
+ * One chunk of the oldest queued homework part that nobody else is working on: neither its queue
+ * row (another runner) nor the task (an edit, which will queue again) is locked. Runners take
+ * different parts of one homework at once (the task is only key-share locked). False when there is
+ * nothing to do.
  */
 export async function reminderChunk(sql: Sql, size: number): Promise<boolean> {
   return sql.begin(async (tx) => {
-    const [job] = await tx<{ task_id: string; course_id: string; requested_at: Date; published: boolean; triggers: TriggerType[]; after_user: string | null }[]>`
-      select j.task_id, j.course_id, j.requested_at, j.published, j.triggers, j.after_user
+    const [job] = await tx<{ task_id: string; part: number; course_id: string; requested_at: Date; published: boolean; triggers: TriggerType[]; after_user: string | null; up_to_user: string | null }[]>`
+      select j.task_id, j.part, j.course_id, j.requested_at, j.published, j.triggers, j.after_user, j.up_to_user
         from reminder_fanout j join learning_tasks t on t.id = j.task_id
-       order by j.queued_at, j.task_id
+       order by j.queued_at, j.task_id, j.part
        limit 1
          for update of j skip locked
          for key share of t skip locked`
     if (!job) return false
-    const range = { after: job.after_user, upTo: await chunkEnd(tx, job.course_id, job.after_user, size) }
+    const chunk = await nextChunk(tx, job.course_id, job.after_user, job.up_to_user, size)
+    const range = { after: job.after_user, upTo: chunk.upTo }
     await cancelStaleForTask(tx, job.task_id, job.requested_at, range)
     await generateForTask(tx, job.task_id, job.requested_at, job.published, false, job.triggers, range, 'optimistic')
-    if (range.upTo === null) await tx`delete from reminder_fanout where task_id = ${job.task_id}`
-    else await tx`update reminder_fanout set after_user = ${range.upTo} where task_id = ${job.task_id}`
+    if (chunk.last) await tx`delete from reminder_fanout where task_id = ${job.task_id} and part = ${job.part}`
+    else await tx`update reminder_fanout set after_user = ${chunk.upTo} where task_id = ${job.task_id} and part = ${job.part}`
     return true
   })
 }

@@ -30,7 +30,7 @@ export async function homeworkScheduleChanged(
   // so the second edit's cancel sees the first edit's events.
   await lockTask(tx, taskId)
   if (fanout && (await isLargeCourseOfTask(tx, taskId, fanout.inlineStudents))) {
-    await queueReminders(tx, taskId, now, opts.published ?? false, opts.triggers)
+    await queueReminders(tx, taskId, now, opts.published ?? false, fanout.parts, opts.triggers)
     return true
   }
   await cancelStaleForTask(tx, taskId, now)
@@ -46,7 +46,7 @@ export async function homeworkScheduleChanged(
  */
 export async function homeworkCreated(tx: TxSql, taskId: string, now: Date, fanout?: FanoutPolicy): Promise<boolean> {
   if (fanout && (await isLargeCourseOfTask(tx, taskId, fanout.inlineStudents))) {
-    await queueReminders(tx, taskId, now, true)
+    await queueReminders(tx, taskId, now, true, fanout.parts)
     return true
   }
   await generateForTask(tx, taskId, now, true, true)
@@ -76,7 +76,7 @@ export async function courseArchived(tx: TxSql, courseId: string): Promise<void>
 /** The course is active again: the events whose times are still ahead, as for a rescheduled homework. */
 export async function courseUnarchived(tx: TxSql, courseId: string, now: Date, fanout?: FanoutPolicy): Promise<boolean> {
   if (fanout && (await studentCount(tx, courseId)) > fanout.inlineStudents) {
-    await queueRemindersOfCourse(tx, courseId, now)
+    await queueRemindersOfCourse(tx, courseId, now, fanout.parts)
     return true
   }
   await generateForCourse(tx, courseId, now)
