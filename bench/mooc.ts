@@ -59,7 +59,7 @@ const offset = anchor.getTime() - Date.now()
 const clock: Clock = { now: () => new Date(Date.now() + offset) }
 const db = await connectExternal(DATABASE_URL, POOL_MAX)
 const config = {
-  ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: join(tmpdir(), 'cls-bench-data') }),
+  ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: join(tmpdir(), 'cls-bench-data'), FANOUT_WORKERS: process.env.FANOUT_WORKERS }),
   jwtSecret: 'bench-secret-bench-secret-bench-secret-0123456789',
   tokenTtlSeconds: 90 * 24 * 3600,
   dbPoolMax: POOL_MAX,
