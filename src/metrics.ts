@@ -57,7 +57,7 @@ let source: { sql: Sql; log: Logger } | undefined
 interface ScrapeState {
   due: number
   lag: number
-  /** Background fan-out (src/fanout.ts): rows queued, age of the oldest. */
+  /** Background fan-out (src/fanout.ts): jobs queued (whatever their parts), age of the oldest. */
   queued: number
   queueAge: number
 }
@@ -83,8 +83,11 @@ async function reminderQuery(sql: Sql): Promise<ScrapeState> {
       from (select count(*) as due, min(scheduled_at) as oldest
               from homework_reminder_events
              where sent_at is null and not canceled and scheduled_at <= now()) e,
+           -- Jobs, not their parts (sql/050): a homework or an announcement counts once.
            (select count(*) as queued, min(queued_at) as queued_since
-              from (select queued_at from reminder_fanout union all select queued_at from announcement_fanout) q) f`
+              from (select min(queued_at) as queued_at from reminder_fanout group by task_id
+                    union all
+                    select min(queued_at) from announcement_fanout group by announcement_id) q) f`
   const age = (d: Date | null | undefined) => (d ? Math.max(0, (Date.now() - new Date(d).getTime()) / 1000) : 0)
   return { due: Number(row?.due ?? 0), lag: age(row?.oldest), queued: Number(row?.queued ?? 0), queueAge: age(row?.queued_since) }
 }

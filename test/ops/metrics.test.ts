@@ -74,6 +74,22 @@ describe('METRICS_PORT /metrics', () => {
     expect(text).toContain('# TYPE http_request_duration_seconds histogram')
   })
 
+  test('fanout_queued counts a job once, whatever its parts (sql/050)', async () => {
+    const sql = ctx.deps.sql
+    const q0 = sample(await scrape(), 'fanout_queued')!
+    const [a] = await sql<{ id: string }[]>`
+      insert into announcements (id, course_id, author_id, title, content)
+      values (gen_uuid_v7(), ${w.course.id}, ${w.teacher.id}, 'Queued in parts', '<p>x</p>') returning id`
+    await sql`insert into announcement_fanout (announcement_id, course_id, part, after_user, up_to_user)
+              values (${a!.id}, ${w.course.id}, 0, null, ${w.students[0]!.id}), (${a!.id}, ${w.course.id}, 1, ${w.students[0]!.id}, null)`
+    try {
+      expect(sample(await scrape(), 'fanout_queued')).toBe(q0 + 1)
+    } finally {
+      await sql`delete from announcements where id = ${a!.id}`
+    }
+    expect(sample(await scrape(), 'fanout_queued')).toBe(q0)
+  })
+
   test('only /metrics is served there', async () => {
     expect((await fetch(url.replace('/metrics', '/'))).status).toBe(404)
     expect((await fetch(url, { method: 'POST' })).status).toBe(405)
