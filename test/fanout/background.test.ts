@@ -164,6 +164,16 @@ describe('a job in parts of the students (sql/050)', () => {
   const membersOf = async (courseId: string) =>
     (await sql<{ user_id: string }[]>`select user_id from course_members where course_id = ${courseId} order by user_id`).map((r) => r.user_id)
 
+  /** A new homework of `b` whose events are gone again and queued in two parts, as its request at `at` would. */
+  async function queuedInTwoParts(title: string, at: Date) {
+    clock.set(at)
+    const tb = await homework(b, { title, dueAt: plus(T0, 4 * DAY).toISOString() })
+    await drainAll()
+    await sql`delete from homework_reminder_events where task_id = ${tb.id}`
+    await sql.begin((tx) => queueReminders(tx, tb.id, at, true, 2))
+    return { tb, ids: await membersOf(b.courseId) }
+  }
+
   test('the course cut into parts of about the same size, in key order, each from after the last one', async () => {
     const ids = await membersOf(b.courseId)
     expect(ids).toHaveLength(5)
@@ -176,12 +186,7 @@ describe('a job in parts of the students (sql/050)', () => {
   })
 
   test('a homework queued in two parts; each runs to its own bound; together every student once', async () => {
-    clock.set(plus(T0, 9 * HOUR))
-    const tb = await homework(b, { title: 'Parts', dueAt: plus(T0, 4 * DAY).toISOString() })
-    await drainAll()
-    const ids = await membersOf(b.courseId)
-    await sql`delete from homework_reminder_events where task_id = ${tb.id}`
-    await sql.begin((tx) => queueReminders(tx, tb.id, plus(T0, 9 * HOUR), true, 2))
+    const { tb, ids } = await queuedInTwoParts('Parts', plus(T0, 9 * HOUR))
     const queued = await sql<{ part: number; after_user: string | null; up_to_user: string | null }[]>`
       select part, after_user, up_to_user from reminder_fanout where task_id = ${tb.id} order by part`
     expect([...queued]).toEqual([{ part: 0, after_user: null, up_to_user: ids[2]! }, { part: 1, after_user: ids[2]!, up_to_user: null }])
@@ -200,33 +205,19 @@ describe('a job in parts of the students (sql/050)', () => {
   // A part held by one runner while another writes the other part: two transactions at once, so
   // only on a PostgreSQL server (the embedded database has one connection).
   test.skipIf(!usingExternalDb())('two runners write one homework at once: a part held by one does not hold up the other', async () => {
-    clock.set(plus(T0, 10 * HOUR))
-    const tb = await homework(b, { title: 'Parallel', dueAt: plus(T0, 4 * DAY).toISOString() })
-    await drainAll()
-    const ids = await membersOf(b.courseId)
-    await sql`delete from homework_reminder_events where task_id = ${tb.id}`
-    await sql.begin((tx) => queueReminders(tx, tb.id, plus(T0, 10 * HOUR), true, 2))
+    const { tb, ids } = await queuedInTwoParts('Parallel', plus(T0, 10 * HOUR))
     const side = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
     try {
-      let release!: () => void
-      let holding!: () => void
-      const held = new Promise<void>((r) => (release = r))
-      const holds = new Promise<void>((r) => (holding = r))
-      // Another runner, in the middle of a chunk of the first part.
-      const other = side.begin(async (tx) => {
+      // Another runner, in the middle of a chunk of the first part...
+      await side.begin(async (tx) => {
         await tx`select 1 from reminder_fanout where task_id = ${tb.id} and part = 0 for update`
         await tx`select 1 from learning_tasks where id = ${tb.id} for key share`
-        holding()
-        await held
+        // ...while this one takes the second part (with one row per job it found nothing to do).
+        expect(await reminderChunk(sql, 2)).toBe(true)
+        const written = await sql<{ u: string }[]>`select distinct target_user_id as u from homework_reminder_events where task_id = ${tb.id} order by 1`
+        expect(written.map((r) => r.u)).toEqual(ids.slice(3))
+        expect(await reminderChunk(sql, 2)).toBe(false)
       })
-      await holds
-      // This runner takes the second part meanwhile (with one row per job it found nothing to do).
-      expect(await reminderChunk(sql, 2)).toBe(true)
-      const written = await sql<{ u: string }[]>`select distinct target_user_id as u from homework_reminder_events where task_id = ${tb.id} order by 1`
-      expect(written.map((r) => r.u)).toEqual(ids.slice(3))
-      expect(await reminderChunk(sql, 2)).toBe(false)
-      release()
-      await other
     } finally {
       await side.end()
     }
