@@ -111,6 +111,25 @@ describe('dispatch', () => {
     expect(await notificationsFor(other.id)).toHaveLength(3)
   })
 
+  test('the event key (sql/051) holds reminders only: a second notification of an event is refused, notifications without one take no entry', async () => {
+    const [index] = await sql<{ def: string }[]>`select indexdef as def from pg_indexes where indexname = 'notifications_event_id_key'`
+    expect(index!.def).toMatch(/^CREATE UNIQUE INDEX notifications_event_id_key ON (public\.)?notifications USING btree \(event_id\) WHERE \(event_id IS NOT NULL\)$/)
+    const T = await freshStretch()
+    const c = await course(1, 'Measure theory')
+    const startAt = plus(T, HOUR)
+    const hw = await createHomework(sql, c.courseId, c.pointId, { title: 'Sigma algebras', startAt, dueAt: plus(T, 3 * DAY) }, T)
+    expect(await dispatch(sql, startAt)).toEqual({ sent: 1, canceled: 0 })
+    const [sent] = (await eventsOf(sql, hw.id)).filter((e) => e.sent_at)
+    const insert = (eventId: string | null) => sql`
+      insert into notifications (id, user_id, notification_type, title, content, delivered_at, event_id)
+      values (gen_uuid_v7(), ${c.students[0]!}, ${eventId ? 'HOMEWORK_REMINDER' : 'ANNOUNCEMENT'}, 'x', '', ${T}, ${eventId})`
+    expect(await insert(sent!.id).catch((e) => e.code)).toBe('23505')
+    await insert(null)
+    await insert(null)
+    const [n] = await sql<{ n: number }[]>`select count(*)::int as n from notifications where user_id = ${c.students[0]!} and event_id is null`
+    expect(n!.n).toBe(2)
+  })
+
   test('skip-if-submitted: BEFORE_DUE_24H and DUE of a student who submitted are canceled, not sent', async () => {
     const T = await freshStretch()
     const c = await course(2)

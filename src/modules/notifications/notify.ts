@@ -114,7 +114,7 @@ function writing(tx: TxSql, source: Fragment, via: Via, arbitrate: OnConflict): 
       insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id, params)
       select ${uuidV7(tx)}, s.user_id, s.params->>'kind', '', '', s.action_path, ${via.now}, s.event_id, s.params
         from (${source}) s
-      ${arbitrate === 'conflict' ? tx`on conflict (event_id) do nothing` : tx``}
+      ${arbitrate === 'conflict' ? tx`on conflict (event_id) where event_id is not null do nothing` : tx``}
       returning id, user_id, notification_type, delivered_at
     )${channelParts}`
 }
