@@ -170,14 +170,15 @@ describe('a job in parts of the students (sql/050)', () => {
     const tb = await homework(b, { title, dueAt: plus(T0, 4 * DAY).toISOString() })
     await drainAll()
     await sql`delete from homework_reminder_events where task_id = ${tb.id}`
-    await sql.begin((tx) => queueReminders(tx, tb.id, at, true, 2))
-    return { tb, ids: await membersOf(b.courseId) }
+    const ids = await membersOf(b.courseId)
+    await sql.begin((tx) => queueReminders(tx, tb.id, { courseId: b.courseId, students: ids.length }, at, true, 2))
+    return { tb, ids }
   }
 
   test('the course cut into parts of about the same size, in key order, each from after the last one', async () => {
     const ids = await membersOf(b.courseId)
     expect(ids).toHaveLength(5)
-    const parts = (n: number) => sql.begin((tx) => partsOf(tx, b.courseId, n))
+    const parts = (n: number) => sql.begin((tx) => partsOf(tx, { courseId: b.courseId, students: ids.length }, n))
     expect(await parts(1)).toEqual([{ after: null, upTo: null }])
     expect(await parts(2)).toEqual([{ after: null, upTo: ids[2]! }, { after: ids[2]!, upTo: null }])
     expect(await parts(3)).toEqual([{ after: null, upTo: ids[1]! }, { after: ids[1]!, upTo: ids[3]! }, { after: ids[3]!, upTo: null }])
@@ -229,8 +230,8 @@ describe('a job in parts of the students (sql/050)', () => {
   test.skipIf(!usingExternalDb())('an announcement\'s parts likewise: the second part notified while the first is held', async () => {
     const id = newId()
     await sql`insert into announcements (id, course_id, author_id, title, content) values (${id}, ${b.courseId}, ${b.teacher.id}, 'In parts', '<p>x</p>')`
-    await sql.begin((tx) => queueAnnouncement(tx, id, b.courseId, 2))
     const ids = await membersOf(b.courseId)
+    await sql.begin((tx) => queueAnnouncement(tx, id, { courseId: b.courseId, students: ids.length }, 2))
     const side = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
     try {
       await side.begin(async (tx) => {

@@ -1,5 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
-import { nextChunk, partsOf } from '../../db/student-range.ts'
+import { nextChunk, partRows, partsOf, type CourseSize } from '../../db/student-range.ts'
 import type { Channel } from '../notifications/channel.ts'
 import { notify, type NewNotification } from '../notifications/notify.ts'
 import { excerpt } from './plain-text.ts'
@@ -11,12 +11,12 @@ export const announcementNotice = (a: { id: string; courseId: string; title: str
 })
 
 /** An announcement of a large course: its notifications are written by the background fan-out, in `parts` ranges of the students (sql/050). */
-export async function queueAnnouncement(tx: TxSql, announcementId: string, courseId: string, parts: number) {
-  const ranges = await partsOf(tx, courseId, parts)
+export async function queueAnnouncement(tx: TxSql, announcementId: string, course: CourseSize, parts: number) {
+  const ranges = await partsOf(tx, course, parts)
   await tx`
     insert into announcement_fanout (announcement_id, course_id, part, after_user, up_to_user)
-    select ${announcementId}, ${courseId}, p.part - 1, p.after_user, p.up_to_user
-      from unnest(${ranges.map((r) => r.after)}::uuid[], ${ranges.map((r) => r.upTo)}::uuid[]) with ordinality as p (after_user, up_to_user, part)`
+    select ${announcementId}, ${course.courseId}, p.part - 1, p.after_user, p.up_to_user
+      from ${partRows(tx, ranges)}`
 }
 
 /**

@@ -60,8 +60,9 @@ export async function publish(
   const content = cleanContent(body.content)
   const queued = await sql.begin(async (tx) => {
     await q.insertAnnouncement(tx, { id, courseId, authorId: author.id, title: body.title, content, now })
-    if (fanout && (await studentCount(tx, courseId)) > fanout.inlineStudents) {
-      await queueAnnouncement(tx, id, courseId, fanout.parts)
+    const students = fanout ? await studentCount(tx, courseId) : 0
+    if (fanout && students > fanout.inlineStudents) {
+      await queueAnnouncement(tx, id, { courseId, students }, fanout.parts)
       return true
     }
     await notify(tx, { courseStudents: courseId }, announcementNotice({ id, courseId, title: body.title, content }), { now, channels })

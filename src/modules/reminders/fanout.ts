@@ -1,6 +1,6 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { studentCountOf } from '../../db/student-count.ts'
-import { nextChunk, partsOf } from '../../db/student-range.ts'
+import { nextChunk, partRows, partsOf, type CourseSize } from '../../db/student-range.ts'
 import { cancelStaleForTask, generateForTask, TRIGGER_TYPES, type TriggerType } from './queries.ts'
 
 /*
@@ -12,13 +12,13 @@ import { cancelStaleForTask, generateForTask, TRIGGER_TYPES, type TriggerType } 
  * with the cursor, so a chunk is done exactly once and a crash resumes after the last one.
  */
 
-/** Whether the homework's course has more students than are written inline. */
-export async function isLargeCourseOfTask(tx: TxSql, taskId: string, inlineStudents: number): Promise<boolean> {
-  const [row] = await tx<{ large: boolean }[]>`
-    select ${studentCountOf(tx, tx`t.course_id`)} > ${inlineStudents} as large
+/** The homework's course and its students when they are more than are written inline, else null. */
+export async function largeCourseOfTask(tx: TxSql, taskId: string, inlineStudents: number): Promise<CourseSize | null> {
+  const [row] = await tx<{ course_id: string; students: number }[]>`
+    select t.course_id, ${studentCountOf(tx, tx`t.course_id`)} as students
       from learning_tasks t
      where t.id = ${taskId}`
-  return row?.large ?? false
+  return row && row.students > inlineStudents ? { courseId: row.course_id, students: row.students } : null
 }
 
 /**
@@ -27,14 +27,13 @@ export async function isLargeCourseOfTask(tx: TxSql, taskId: string, inlineStude
  * every part starts over from its first student: the triggers of both, `published` if either
  * was, this request's `now`. The caller holds the task's row lock.
  */
-export async function queueReminders(tx: TxSql, taskId: string, now: Date, published: boolean, parts: number, triggers: readonly TriggerType[] = TRIGGER_TYPES) {
-  const [task] = await tx<{ course_id: string }[]>`select course_id from learning_tasks where id = ${taskId}`
-  if (task) await queue(tx, tx`t.id = ${taskId}`, task.course_id, now, published, parts, triggers)
+export async function queueReminders(tx: TxSql, taskId: string, course: CourseSize, now: Date, published: boolean, parts: number, triggers: readonly TriggerType[] = TRIGGER_TYPES) {
+  await queue(tx, tx`t.id = ${taskId}`, course, now, published, parts, triggers)
 }
 
 /** Every published homework of the course, queued as for a reschedule (the course was unarchived). */
-export async function queueRemindersOfCourse(tx: TxSql, courseId: string, now: Date, parts: number) {
-  await queue(tx, tx`t.course_id = ${courseId} and t.task_kind = 'HOMEWORK' and t.publish_state = 'PUBLISHED'`, courseId, now, false, parts, TRIGGER_TYPES)
+export async function queueRemindersOfCourse(tx: TxSql, course: CourseSize, now: Date, parts: number) {
+  await queue(tx, tx`t.course_id = ${course.courseId} and t.task_kind = 'HOMEWORK' and t.publish_state = 'PUBLISHED'`, course, now, false, parts, TRIGGER_TYPES)
 }
 
 /*
@@ -43,8 +42,8 @@ export async function queueRemindersOfCourse(tx: TxSql, courseId: string, now: D
  * not be the old ones (the course's students changed meanwhile). Parts beyond the new count (a
  * smaller FANOUT_WORKERS) go.
  */
-async function queue(tx: TxSql, which: ReturnType<TxSql>, courseId: string, now: Date, published: boolean, parts: number, triggers: readonly TriggerType[]) {
-  const ranges = await partsOf(tx, courseId, parts)
+async function queue(tx: TxSql, which: ReturnType<TxSql>, course: CourseSize, now: Date, published: boolean, parts: number, triggers: readonly TriggerType[]) {
+  const ranges = await partsOf(tx, course, parts)
   await tx`
     insert into reminder_fanout as f (task_id, course_id, part, after_user, up_to_user, requested_at, published, triggers, queued_at)
     select t.id, t.course_id, p.part - 1, p.after_user, p.up_to_user, ${now},
@@ -55,7 +54,7 @@ async function queue(tx: TxSql, which: ReturnType<TxSql>, courseId: string, now:
                   order by x),
            now()
       from learning_tasks t
-     cross join unnest(${ranges.map((r) => r.after)}::uuid[], ${ranges.map((r) => r.upTo)}::uuid[]) with ordinality as p (after_user, up_to_user, part)
+     cross join ${partRows(tx, ranges)}
      where ${which}
      order by t.id, p.part
     on conflict (task_id, part) do update

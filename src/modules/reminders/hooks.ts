@@ -1,7 +1,7 @@
 import type { TxSql } from '../../db/connect.ts'
 import type { FanoutPolicy } from '../../lib/fanout.ts'
 import { studentCount } from '../../db/student-range.ts'
-import { dropQueuedReminders, isLargeCourseOfTask, queueReminders, queueRemindersOfCourse } from './fanout.ts'
+import { dropQueuedReminders, largeCourseOfTask, queueReminders, queueRemindersOfCourse } from './fanout.ts'
 import { type TriggerType, cancelPendingForStudent, cancelPendingOfCourse, cancelPendingOfTask, cancelStaleForTask, generateForCourse, generateForStudent, generateForStudents, generateForTask, lockTask } from './queries.ts'
 
 /**
@@ -29,8 +29,9 @@ export async function homeworkScheduleChanged(
   // Serialises concurrent edits of one task (a no-op when the caller already updated the row),
   // so the second edit's cancel sees the first edit's events.
   await lockTask(tx, taskId)
-  if (fanout && (await isLargeCourseOfTask(tx, taskId, fanout.inlineStudents))) {
-    await queueReminders(tx, taskId, now, opts.published ?? false, fanout.parts, opts.triggers)
+  const large = fanout ? await largeCourseOfTask(tx, taskId, fanout.inlineStudents) : null
+  if (large) {
+    await queueReminders(tx, taskId, large, now, opts.published ?? false, fanout!.parts, opts.triggers)
     return true
   }
   await cancelStaleForTask(tx, taskId, now)
@@ -45,8 +46,9 @@ export async function homeworkScheduleChanged(
  * is already open. Nothing to lock or cancel (no one else can see the task yet).
  */
 export async function homeworkCreated(tx: TxSql, taskId: string, now: Date, fanout?: FanoutPolicy): Promise<boolean> {
-  if (fanout && (await isLargeCourseOfTask(tx, taskId, fanout.inlineStudents))) {
-    await queueReminders(tx, taskId, now, true, fanout.parts)
+  const large = fanout ? await largeCourseOfTask(tx, taskId, fanout.inlineStudents) : null
+  if (large) {
+    await queueReminders(tx, taskId, large, now, true, fanout!.parts)
     return true
   }
   await generateForTask(tx, taskId, now, true, true)
@@ -75,8 +77,9 @@ export async function courseArchived(tx: TxSql, courseId: string): Promise<void>
 
 /** The course is active again: the events whose times are still ahead, as for a rescheduled homework. */
 export async function courseUnarchived(tx: TxSql, courseId: string, now: Date, fanout?: FanoutPolicy): Promise<boolean> {
-  if (fanout && (await studentCount(tx, courseId)) > fanout.inlineStudents) {
-    await queueRemindersOfCourse(tx, courseId, now, fanout.parts)
+  const students = fanout ? await studentCount(tx, courseId) : 0
+  if (fanout && students > fanout.inlineStudents) {
+    await queueRemindersOfCourse(tx, { courseId, students }, now, fanout.parts)
     return true
   }
   await generateForCourse(tx, courseId, now)
