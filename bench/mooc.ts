@@ -417,6 +417,21 @@ if (want('email')) {
     before: '7.7 mails/s (issue 30.2); nodemailer pool: 223–720, 1,121–1,267 at load 4 (sender CPU 815 µs per mail)', value: m ? m[1]! : `no result: ${out.slice(-300)}`, pass: m?.[2] === 'PASS' })
 }
 
+// ----- the inbox at 10 million notifications, and retention (bench/probe-history.ts: databases of its own) ----
+
+if (want('history')) {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'probe-history.ts')], { env: process.env, stdout: 'pipe', stderr: 'inherit' })
+  const out = await new Response(proc.stdout).text()
+  const code = await proc.exited
+  const found = [...out.matchAll(/^\| history: (.*?) \| (.*?) \| (.*?) \| (PASS|FAIL) \|$/gm)]
+  for (const m of found) {
+    row({ key: 'history', name: m[1]!, target: m[2]!, before: 'not measured (no retention; one index per user, 10,000 notifications of one user in the campus bench)', value: m[3]!, pass: m[4] === 'PASS' })
+  }
+  if (found.length !== 3 || code !== 0) {
+    row({ key: 'history', name: 'inbox and retention at 10 million notifications', target: 'the probe completes', before: '—', value: `exit ${code}: ${out.slice(-300)}`, pass: false })
+  }
+}
+
 await cleanup()
 
 // ----- RESULTS-mooc.md ---------------------------------------------------------------------------
