@@ -73,3 +73,22 @@ export function summarise(r: LoadResult): Summary {
     firstError: r.firstError,
   }
 }
+
+/** GET `url` with a bearer `token` from `concurrency` clients for `seconds` after 0.5 s of warm-up; any error throws. */
+export async function readRate(url: string, token: string, seconds: number, concurrency = 8): Promise<Summary> {
+  const s = summarise(await runLoad({ requests: [{ method: 'GET', url, headers: { authorization: `Bearer ${token}` } }], concurrency, durationMs: seconds * 1000, warmupMs: 500 }))
+  if (s.errors) throw new Error(`${url}: ${s.errors} errors (${s.firstError})`)
+  return s
+}
+
+/**
+ * Each measurement run forwards and then backwards (A B C C B A), `rounds` times; the results of
+ * each, in the order they ran. A ratio of their means does not depend on which ran first, nor on
+ * a machine whose speed drifts steadily meanwhile.
+ */
+export async function mirrored<T>(measures: readonly (() => Promise<T>)[], rounds = 1): Promise<T[][]> {
+  const runs: T[][] = measures.map(() => [])
+  const order = [...measures.keys(), ...[...measures.keys()].reverse()]
+  for (let r = 0; r < rounds; r++) for (const i of order) runs[i]!.push(await measures[i]!())
+  return runs
+}

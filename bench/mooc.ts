@@ -20,8 +20,8 @@ import { channelsOn } from '../src/channels.ts'
 import { dispatch } from '../src/modules/reminders/dispatch.ts'
 import { fanoutOf } from '../src/fanout.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
-import { runLoad, summarise, type PreparedRequest } from './load.ts'
-import { BENCH_PASSWORD, datasetSizes, ensureSeeded, restore } from './seed.ts'
+import { mirrored, readRate, runLoad, summarise, type PreparedRequest } from './load.ts'
+import { benchLogin, datasetSizes, ensureSeeded, restore } from './seed.ts'
 import { countingPool } from './sqlstats.ts'
 import { startServer, withRss } from './wrk.ts'
 
@@ -95,12 +95,7 @@ await admin`
   select ${seminar!.id}, id, ${new Date(anchor.getTime() - 86_400_000)} from users where username = 'bench_single'
   on conflict do nothing`
 
-async function login(identifier: string) {
-  const res = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identifier, password: BENCH_PASSWORD }) })
-  const body = (await res.json()) as { data?: { accessToken?: string } }
-  if (!body.data?.accessToken) throw new Error(`login ${identifier}: ${res.status}`)
-  return body.data.accessToken
-}
+const login = (identifier: string) => benchLogin(base, identifier)
 const teacher = await login('bench_tmooc')
 const learner = await login('bench_m000001')
 const single = await login('bench_single')
@@ -159,22 +154,14 @@ const prepared = (calls: { method: string; path: string; token: string; body?: u
     headers: { authorization: `Bearer ${c.token}`, ...(c.body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: c.body === undefined ? undefined : JSON.stringify(c.body),
   }))
-async function rps(path: string, token: string, concurrency = 8) {
-  const s = summarise(await runLoad({ requests: prepared([{ method: 'GET', path, token }]), concurrency, durationMs: READ_SECONDS * 1000, warmupMs: 500 }))
-  if (s.errors) throw new Error(`${path}: ${s.errors} errors`)
-  return s
-}
-
 /**
- * Several reads measured forwards and then backwards (A B C C B A), each one's req/s and p50 the
- * mean of its two runs: a ratio between them does not depend on which ran first, nor on a box
- * whose speed drifts steadily through the row (measured once each in a fixed order, the same
- * code gave 0.70-1.04 for the member-count ratio).
+ * Several reads measured forwards and then backwards (load.ts `mirrored`), each one's req/s and
+ * p50 the mean of its two runs (measured once each in a fixed order, the same code gave 0.70-1.04
+ * for the member-count ratio).
  */
 type ReadRate = { rps: number; p50: number }
-async function mirrored<const T extends readonly (readonly [path: string, token: string])[]>(reads: T): Promise<{ [K in keyof T]: ReadRate }> {
-  const runs: ReadRate[][] = reads.map(() => [])
-  for (const i of [...reads.keys(), ...[...reads.keys()].reverse()]) runs[i]!.push(await rps(...reads[i]!))
+async function mirroredReads<const T extends readonly (readonly [path: string, token: string])[]>(reads: T): Promise<{ [K in keyof T]: ReadRate }> {
+  const runs = await mirrored(reads.map(([path, token]) => () => readRate(base + path, token, READ_SECONDS)))
   return runs.map((r) => ({ rps: (r[0]!.rps + r[1]!.rps) / 2, p50: (r[0]!.p50 + r[1]!.p50) / 2 })) as { [K in keyof T]: ReadRate }
 }
 
@@ -336,7 +323,7 @@ if (want('members')) {
   const seminarTeacher = await login((await admin<{ u: string }[]>`select u.username as u from courses c join users u on u.id = c.teacher_id where c.id = ${seminar!.id}`)[0]!.u)
   for (const [what, path] of [['members, page 1 of 50', 'members?pageSize=50'], ['course (memberCount)', '']] as const) {
     const [bigPath, smallPath] = [mooc.id, seminar!.id].map((id) => `/courses/${id}${path ? `/${path}` : ''}`) as [string, string]
-    const [big, small] = await mirrored([[bigPath, teacher], [smallPath, seminarTeacher]])
+    const [big, small] = await mirroredReads([[bigPath, teacher], [smallPath, seminarTeacher]])
     const [a, b] = [await stmts(bigPath, teacher), await stmts(smallPath, seminarTeacher)]
     row({ key: 'members', name: `${what}: ${mooc.size.toLocaleString('en-US')} vs ${seminar!.size} students`, target: 'same statements, ≥ 0.8 × the seminar\'s req/s',
       before: what.startsWith('members') ? '66 ms (OFFSET)' : 'counted per request',
@@ -348,7 +335,7 @@ if (want('members')) {
 // ----- GET /courses for anyone, and the student reads --------------------------------------------
 
 if (want('courses')) {
-  const [me, list, listLearner] = await mirrored([['/auth/me', single], ['/courses', single], ['/courses', learner]])
+  const [me, list, listLearner] = await mirroredReads([['/auth/me', single], ['/courses', single], ['/courses', learner]])
   row({ key: 'courses', name: 'GET /courses, seminar student, in the database with the MOOC', target: '≥ 0.5 × GET /auth/me (the course list costs one more keyed read; ~0.5 without the big course)',
     before: '203–275 req/s = 0.03 of /auth/me (~4,000 without the big course)',
     value: `${list.rps.toFixed(0)} req/s vs /auth/me ${me.rps.toFixed(0)} (${(list.rps / me.rps).toFixed(2)}); MOOC learner ${listLearner.rps.toFixed(0)} req/s`,
@@ -362,7 +349,7 @@ if (want('reads')) {
     ['GET /notifications', '/notifications', '/notifications'],
   ] as const
   for (const [title, big, small] of reads) {
-    const [{ rps: a }, { rps: b }] = await mirrored([[big, learner], [small, single]])
+    const [{ rps: a }, { rps: b }] = await mirroredReads([[big, learner], [small, single]])
     row({ key: 'reads', name: `${title}: MOOC learner vs a student of one ${seminar!.size}-student seminar`, target: '≥ 0.9 of the seminar student\'s req/s', before: '0.83–0.98',
       value: `${a.toFixed(0)} vs ${b.toFixed(0)} req/s (${(a / b).toFixed(2)})`, pass: a >= 0.9 * b })
   }
@@ -373,10 +360,7 @@ if (want('reads')) {
 if (want('memory')) {
   const server = await startServer('service', { DATABASE_URL, BENCH_CLOCK_OFFSET_MS: String(offset), BENCH_POOL: String(POOL_MAX), BENCH_JWT_SECRET: config.jwtSecret })
   try {
-    const t = await (async () => {
-      const res = await fetch(`${server.base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identifier: 'bench_tmooc', password: BENCH_PASSWORD }) })
-      return ((await res.json()) as any).data.accessToken as string
-    })()
+    const t = await benchLogin(server.base, 'bench_tmooc')
     for (const [what, path, before] of [
       ['grades CSV', `/courses/${mooc.id}/grades/overview.csv`, '7.5 MB, RSS +134…+164 MB (built in memory)'],
       ['grade overview, whole course', `/courses/${mooc.id}/grades/overview`, '19.3 MB JSON, RSS 290 → 330 MB'],

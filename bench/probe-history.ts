@@ -28,9 +28,10 @@ import { loadavg } from 'node:os'
 import postgres from 'postgres'
 import type { Sql, TxSql } from '../src/db/connect.ts'
 import { migrate } from '../src/db/migrate.ts'
+import { uuidV7 } from '../src/db/uuid-v7.ts'
 import { purgeReadNotifications } from '../src/modules/notifications/retention.ts'
-import { runLoad, summarise } from './load.ts'
-import { BENCH_PASSWORD } from './seed.ts'
+import { mirrored, readRate } from './load.ts'
+import { BENCH_PASSWORD, benchLogin } from './seed.ts'
 import { startServer, type Server } from './wrk.ts'
 
 const USERS = Number(process.env.HISTORY_USERS ?? 100_000)
@@ -64,15 +65,15 @@ const nameOf = (i: string) => `(case when ${i} = 1 then 'hist_probe' else 'hist_
 
 /**
  * The notifications of students `from`..`to` (by index), slots `slots`: what the service writes
- * (params, action path, a uuidv7 of the delivery time), naming no course of this database.
+ * (params, action path, a uuidv7 of the delivery time: the service's expression), naming no course
+ * of this database.
  * `missing`: only the (student, slot) rows not there (the next run's top-up).
  */
 function rowsOf(sql: Sql | TxSql, from: number, to: number, slots: string, missing = false) {
-  return sql.unsafe(`
+  return sql`
     insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, read_at, params)
-    select encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
-             placing substring(int8send((extract(epoch from d.at) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid,
-           u.id, k.kind, '', '', '/messages', d.at, case when ${unread('s.j')} then null else d.at + interval '1 hour' end,
+    select ${uuidV7(sql, sql`d.at`)}, u.id, k.kind, '', '', '/messages', d.at,
+           case when ${sql.unsafe(unread('s.j'))} then null else d.at + interval '1 hour' end,
            case k.kind
              when 'HOMEWORK_REMINDER' then jsonb_build_object('kind', k.kind, 'courseId', k.course, 'courseTitle', 'Open course ' || (s.j % 7),
                  'taskId', k.ref, 'taskTitle', 'Homework ' || s.j, 'startAt', '2026-01-01T00:00:00.000Z', 'dueAt', '2026-01-08T00:00:00.000Z',
@@ -82,16 +83,16 @@ function rowsOf(sql: Sql | TxSql, from: number, to: number, slots: string, missi
              else jsonb_build_object('kind', k.kind, 'subject', 'TASK', 'courseId', k.course, 'courseTitle', 'Open course ' || (s.j % 7),
                  'title', 'Homework ' || s.j, 'score', 80 + s.j % 20)
            end
-      from generate_series(${from}, ${to}) g (i)
-      join users u on u.username = ${nameOf('g.i')}
-      cross join ${slots} as s (j)
-      cross join lateral (select '${ANCHOR.toISOString()}'::timestamptz - s.j * interval '${SLOT_DAYS} days' - g.i * interval '1 second' as at) d
+      from generate_series(${from}::int, ${to}::int) g (i)
+      join users u on u.username = ${sql.unsafe(nameOf('g.i'))}
+      cross join ${sql.unsafe(slots)} as s (j)
+      cross join lateral (select ${ANCHOR}::timestamptz - s.j * (${SLOT_DAYS}::float8 * interval '1 day') - g.i * interval '1 second' as at) d
       cross join lateral (select case when s.j % 10 < 6 then 'HOMEWORK_REMINDER' when s.j % 10 < 9 then 'ANNOUNCEMENT' else 'SUBMISSION_GRADED' end as kind,
                                  ('01890000-0000-7000-8000-' || lpad((s.j % 7)::text, 12, '0'))::uuid as course,
                                  ('01890000-0000-7000-9000-' || lpad(s.j::text, 12, '0'))::uuid as ref) k
-     ${missing ? 'where not exists (select 1 from notifications n where n.user_id = u.id and n.delivered_at = d.at)' : ''}
+     ${missing ? sql`where not exists (select 1 from notifications n where n.user_id = u.id and n.delivered_at = d.at)` : sql``}
      -- Slot by slot, as a dispatch writes them: one student's rows lie one per heap page.
-     order by s.j, g.i`)
+     order by s.j, g.i`
 }
 
 /** The database `name` with its students, seeded once (a marker table says how). */
@@ -168,18 +169,8 @@ try {
   const env = { BENCH_CLOCK_OFFSET_MS: offset, BENCH_POOL: '10' }
   const [bigServer, smallServer] = [await startServer('service', { ...env, DATABASE_URL: urlOf('cls_probe_history_big') }), await startServer('service', { ...env, DATABASE_URL: urlOf('cls_probe_history_small') })]
   servers.push(bigServer!, smallServer!)
-  const tokenOf = async (s: Server) => {
-    const res = await fetch(`${s.base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identifier: 'hist_probe', password: BENCH_PASSWORD }) })
-    const token = ((await res.json()) as { data?: { accessToken?: string } }).data?.accessToken
-    if (!token) throw new Error(`login on ${s.base}: ${res.status}`)
-    return token
-  }
-  const [bigToken, smallToken] = [await tokenOf(bigServer!), await tokenOf(smallServer!)]
-  const rate = async (s: Server, token: string, path: string, seconds = READ_SECONDS) => {
-    const r = summarise(await runLoad({ requests: [{ method: 'GET', url: s.base + path, headers: { authorization: `Bearer ${token}` } }], concurrency: 8, durationMs: seconds * 1000, warmupMs: 500 }))
-    if (r.errors) throw new Error(`${path}: ${r.errors} errors (${r.firstError})`)
-    return r.rps
-  }
+  const [bigToken, smallToken] = [await benchLogin(bigServer!.base, 'hist_probe'), await benchLogin(smallServer!.base, 'hist_probe')]
+  const rate = async (s: Server, token: string, path: string, seconds = READ_SECONDS) => (await readRate(s.base + path, token, seconds)).rps
   // The same inbox in both: the first page's items (ids differ, the rest not).
   const page = async (s: Server, token: string) => ((await (await fetch(`${s.base}/notifications`, { headers: { authorization: `Bearer ${token}` } })).json()) as any).data
   const [pb, ps] = [await page(bigServer!, bigToken), await page(smallServer!, smallToken)]
@@ -187,15 +178,10 @@ try {
   if (strip(pb) !== strip(ps)) throw new Error('the probe student\'s inbox differs between the two databases')
 
   for (const [what, path] of [['GET /notifications', '/notifications'], ['GET /notifications?unreadOnly=true', '/notifications?unreadOnly=true']] as const) {
-    const [bs, ss]: [number[], number[]] = [[], []]
-    for (let round = 0; round < 2; round++) {
-      bs.push(await rate(bigServer!, bigToken, path))
-      ss.push(await rate(smallServer!, smallToken, path), await rate(smallServer!, smallToken, path))
-      bs.push(await rate(bigServer!, bigToken, path))
-    }
+    const [bs, ss] = await mirrored([() => rate(bigServer!, bigToken, path), () => rate(smallServer!, smallToken, path)], 2)
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-    const [b, s] = [mean(bs), mean(ss)]
-    log(`${what}: ${expected.toLocaleString('en-US')} rows ${bs.map((x) => x.toFixed(0)).join(', ')}; 10,000 rows ${ss.map((x) => x.toFixed(0)).join(', ')} req/s`)
+    const [b, s] = [mean(bs!), mean(ss!)]
+    log(`${what}: ${expected.toLocaleString('en-US')} rows ${bs!.map((x) => x.toFixed(0)).join(', ')}; 10,000 rows ${ss!.map((x) => x.toFixed(0)).join(', ')} req/s`)
     report(`${what} at ${expected.toLocaleString('en-US')} notifications`, '≥ 0.9 × the same inbox in a table of 10,000 rows',
       `${b.toFixed(0)} vs ${s.toFixed(0)} req/s (${(b / s).toFixed(2)})`, b >= 0.9 * s)
   }

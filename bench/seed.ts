@@ -19,6 +19,14 @@ import { TYPE_NAMES } from '../src/modules/notifications/types.ts'
 
 export const SEED_VERSION = 3
 export const BENCH_PASSWORD = 'bench-password-1'
+
+/** A session token of the bench account `identifier` from the service at `base` (…/api/v1). */
+export async function benchLogin(base: string, identifier: string): Promise<string> {
+  const res = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identifier, password: BENCH_PASSWORD }) })
+  const token = ((await res.json()) as { data?: { accessToken?: string } }).data?.accessToken
+  if (!token) throw new Error(`login ${identifier} on ${base}: ${res.status}`)
+  return token
+}
 /** A seed older than this is redone: session JWTs carry a real-time `exp` (bench TTL 90 days). */
 const MAX_SEED_AGE_DAYS = 60
 
