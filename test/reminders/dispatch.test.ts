@@ -29,6 +29,16 @@ async function course(n: number, title = 'Algorithms') {
   return { courseId: c.id, students, pointId }
 }
 
+/** A fresh stretch, a course of `n` students and a homework that opens an hour in and is due three days in. */
+async function homeworkInAnHour(n: number, courseTitle?: string, title?: string) {
+  const T = await freshStretch()
+  const c = await course(n, courseTitle)
+  const startAt = plus(T, HOUR)
+  const dueAt = plus(T, 3 * DAY)
+  const hw = await createHomework(sql, c.courseId, c.pointId, { ...(title ? { title } : {}), startAt, dueAt }, T)
+  return { T, c, startAt, dueAt, hw }
+}
+
 /** A stored row's text in English at `now`, as the inbox renders it. */
 const text = (n: { title: string; content: string; params: NotificationParams }, now: Date) => renderNotification({ title: n.title, content: n.content }, n.params, 'en', now)
 
@@ -42,11 +52,7 @@ const notificationsFor = (taskId: string) => sql<
 
 describe('dispatch', () => {
   test('sends each trigger when its time comes: sent_at and one notification per event', async () => {
-    const T = await freshStretch()
-    const c = await course(2, 'Graph Theory')
-    const startAt = plus(T, HOUR)
-    const dueAt = plus(T, 3 * DAY)
-    const hw = await createHomework(sql, c.courseId, c.pointId, { title: 'Dijkstra drill', startAt, dueAt }, T)
+    const { T, c, startAt, dueAt, hw } = await homeworkInAnHour(2, 'Graph Theory', 'Dijkstra drill')
 
     // 1 ms early: nothing.
     await dispatch(sql, plus(startAt, -1))
@@ -97,10 +103,7 @@ describe('dispatch', () => {
   test('an event that already has its notification (its sent_at reset by hand) is marked sent again, not delivered twice', async () => {
     // The batch inserts plainly first; meeting the existing notification (23505) it is repeated
     // with ON CONFLICT, so the other events of the batch are still delivered.
-    const T = await freshStretch()
-    const c = await course(3, 'Topology')
-    const startAt = plus(T, HOUR)
-    const hw = await createHomework(sql, c.courseId, c.pointId, { title: 'Open sets', startAt, dueAt: plus(T, 3 * DAY) }, T)
+    const { T, c, startAt, hw } = await homeworkInAnHour(3, 'Topology', 'Open sets')
     expect(await dispatch(sql, startAt)).toEqual({ sent: 3, canceled: 0 })
     const [first] = (await eventsOf(sql, hw.id)).filter((e) => e.sent_at)
     await sql`update homework_reminder_events set sent_at = null where id = ${first!.id}`
@@ -114,10 +117,7 @@ describe('dispatch', () => {
   test('the event key (sql/051) holds reminders only: a second notification of an event is refused, notifications without one take no entry', async () => {
     const [index] = await sql<{ def: string }[]>`select indexdef as def from pg_indexes where indexname = 'notifications_event_id_key'`
     expect(index!.def).toMatch(/^CREATE UNIQUE INDEX notifications_event_id_key ON (public\.)?notifications USING btree \(event_id\) WHERE \(event_id IS NOT NULL\)$/)
-    const T = await freshStretch()
-    const c = await course(1, 'Measure theory')
-    const startAt = plus(T, HOUR)
-    const hw = await createHomework(sql, c.courseId, c.pointId, { title: 'Sigma algebras', startAt, dueAt: plus(T, 3 * DAY) }, T)
+    const { T, c, startAt, hw } = await homeworkInAnHour(1, 'Measure theory', 'Sigma algebras')
     expect(await dispatch(sql, startAt)).toEqual({ sent: 1, canceled: 0 })
     const [sent] = (await eventsOf(sql, hw.id)).filter((e) => e.sent_at)
     const insert = (eventId: string | null) => sql`
@@ -131,12 +131,8 @@ describe('dispatch', () => {
   })
 
   test('skip-if-submitted: BEFORE_DUE_24H and DUE of a student who submitted are canceled, not sent', async () => {
-    const T = await freshStretch()
-    const c = await course(2)
+    const { T, c, startAt, dueAt, hw } = await homeworkInAnHour(2)
     const [done, notYet] = c.students as [string, string]
-    const startAt = plus(T, HOUR)
-    const dueAt = plus(T, 3 * DAY)
-    const hw = await createHomework(sql, c.courseId, c.pointId, { startAt, dueAt }, T)
     await dispatch(sql, startAt)
     await insertSubmission(sql, hw.id, c.courseId, done, plus(startAt, HOUR))
 
