@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connectEmbedded, connectExternal } from '../../src/db/connect.ts'
 import { listMigrations, migrate } from '../../src/db/migrate.ts'
+import { uuidV7 } from '../../src/db/uuid-v7.ts'
 import { testDatabase, usingExternalDb } from '../support/harness.ts'
 
 describe('migrations', () => {
@@ -56,4 +57,19 @@ describe('embedded database', () => {
       await rm(dir, { recursive: true, force: true })
     }
   }, 60_000)
+})
+
+describe('uuidV7 (src/db/uuid-v7.ts)', () => {
+  test('a version-7 id of now by default, or of the instant it is given, as gen_uuid_v7() makes them', async () => {
+    const { sql } = await testDatabase()
+    const at = new Date('2026-06-01T12:34:56.789Z')
+    const before = Date.now()
+    const [row] = await sql<{ now: string; of: string; fn: string }[]>`
+      select ${uuidV7(sql)}::text as now, ${uuidV7(sql, sql`${at}::timestamptz`)}::text as of, gen_uuid_v7()::text as fn`
+    const ms = (id: string) => parseInt(id.replaceAll('-', '').slice(0, 12), 16)
+    for (const id of [row!.now, row!.of, row!.fn]) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(ms(row!.of)).toBe(at.getTime())
+    expect(ms(row!.now)).toBeGreaterThanOrEqual(before - 1000)
+    expect(ms(row!.now)).toBeLessThanOrEqual(Date.now() + 1000)
+  })
 })
