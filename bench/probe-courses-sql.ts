@@ -23,8 +23,8 @@ const now = anchor!.anchor
 const user = { id: teacher!.id, role: 'TEACHER' as const, username: '', email: '', displayName: '', createdAt: now }
 const cases: [string, () => Promise<unknown>][] = [
   ['sessionUser', () => sessionUser(sql, sess!.id, now)],
-  ['listCoursesOf single', () => q.listCoursesOf(sql, single!.id)],
-  ['listCoursesOf learner', () => q.listCoursesOf(sql, learner!.id)],
+  ['listCoursesOf single', () => q.listCoursesOf(sql, { id: single!.id, role: 'STUDENT' })],
+  ['listCoursesOf learner', () => q.listCoursesOf(sql, { id: learner!.id, role: 'STUDENT' })],
   ['courseAccess', () => courseAccess(sql, mooc!.id, user, 'member')],
   ['findCourse', () => q.findCourse(sql, mooc!.id, teacher!.id)],
   ['listTeachers', () => q.listTeachers(sql, mooc!.id)],

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
+import { findCourse, listCoursesOf } from '../../src/modules/courses/queries.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
-import { signUp, testApp, type Account, type Client } from '../support/harness.ts'
+import { signUp, testApp, usingExternalDb, type Account, type Client } from '../support/harness.ts'
+import { plansOf } from '../support/plans.ts'
 
 /*
  * Issue 29.10: a course says how many students it has (`studentCount`, whom an announcement
@@ -42,5 +44,46 @@ describe('studentCount', () => {
     expect((await api.get(`/courses/${course.id}`)).status).toBe(401)
     expect((await api.get(`/courses/${course.id}`, { token: outsider.token })).status).toBe(403)
     expect((await api.get(`/courses/${crypto.randomUUID()}`, { token: owner.token })).status).toBe(404)
+  })
+})
+
+/*
+ * The course reads' statements, from their plans (auto_explain, support/plans.ts: PostgreSQL only).
+ * The student count was written as `cross join lateral (select <scalar subquery> as students)`:
+ * PostgreSQL pulled it up and summed the counter rows once for memberCount and again for
+ * studentCount (two SubPlans). GET /courses also read, for a student, the courses they own and
+ * co-teach (none: only teachers do).
+ */
+describe.skipIf(!usingExternalDb())('the course reads\' plans (real PostgreSQL)', () => {
+  const scansOf = (plan: string, table: string) => plan.match(new RegExp(` on ${table} `, 'g'))?.length ?? 0
+
+  test('GET /courses/{id}: the student counters are read once', async () => {
+    const course = await insertCourse(sql, owner.id, 'Plans of one course')
+    await addStudent(sql, course.id, a.id)
+    let row: Awaited<ReturnType<typeof findCourse>> = null
+    const [plan] = await plansOf(async (tx) => {
+      row = await findCourse(tx, course.id, a.id)
+    })
+    expect(row).toMatchObject({ member_count: 2, student_count: 1 })
+    expect(scansOf(plan!, 'course_student_counts')).toBe(1)
+  })
+
+  test("a student's GET /courses: their memberships only, each course's student counters once", async () => {
+    const student = await signUp(api)
+    const [c1, c2] = [await insertCourse(sql, owner.id, 'Plans A'), await insertCourse(sql, owner.id, 'Plans B')]
+    await addStudent(sql, c1.id, student.id)
+    await addStudent(sql, c2.id, student.id)
+    let rows: Awaited<ReturnType<typeof listCoursesOf>> = []
+    const [plan] = await plansOf(async (tx) => {
+      rows = await listCoursesOf(tx, { id: student.id, role: 'STUDENT' })
+    })
+    expect(rows.map((r) => r.id).sort()).toEqual([c1.id, c2.id].sort())
+    expect(rows.every((r) => r.student_count >= 1 && r.member_count === r.student_count + 1)).toBe(true)
+    expect(scansOf(plan!, 'course_members')).toBe(1)
+    expect(scansOf(plan!, 'course_teachers')).toBe(0)
+    // The courses table is read for the two rows' details, never for courses the student owns.
+    expect(plan).not.toMatch(/Filter: \(teacher_id = /)
+    // One read of the counters per course of the list (a loop of two), not two.
+    expect(scansOf(plan!, 'course_student_counts')).toBe(1)
   })
 })

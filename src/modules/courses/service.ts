@@ -71,7 +71,7 @@ export async function createCourse(
 }
 
 export async function listMyCourses(sql: Sql, user: CurrentUser, archived = false) {
-  return (await q.listCoursesOf(sql, user.id, archived)).map((r) => toCourse(r, user.id))
+  return (await q.listCoursesOf(sql, user, archived)).map((r) => toCourse(r, user.id))
 }
 
 export const getCourse = (sql: Sql, courseId: string, user: CurrentUser) => courseFor(sql, courseId, user.id)
