@@ -73,7 +73,7 @@ describe.skipIf(!usingExternalDb())('the course reads\' plans (real PostgreSQL)'
     const [c1, c2] = [await insertCourse(sql, owner.id, 'Plans A'), await insertCourse(sql, owner.id, 'Plans B')]
     await addStudent(sql, c1.id, student.id)
     await addStudent(sql, c2.id, student.id)
-    let rows: Awaited<ReturnType<typeof listCoursesOf>> = []
+    let rows: readonly { id: string; member_count: number; student_count: number }[] = []
     const [plan] = await plansOf(async (tx) => {
       rows = await listCoursesOf(tx, { id: student.id, role: 'STUDENT' })
     })

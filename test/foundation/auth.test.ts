@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { tokenSigner, VerifiedTokens } from '../../src/http/auth.ts'
 import { ManualClock, signUp, testApp, uniq } from '../support/harness.ts'
 
 const password = 'correct horse battery'
@@ -137,6 +138,21 @@ describe('login, me, logout', async () => {
     clock.advance(2_000)
     expect((await api.get('/auth/me', { token: a.token })).status).toBe(401)
   })
+
+  test("a token that has been accepted is refused once its own exp passes, though its session lives on", async () => {
+    // Accepted tokens are remembered (VerifiedTokens): the memory must judge `exp` as jose does.
+    const a = await signUp(api)
+    const sid = JSON.parse(Buffer.from(a.token.split('.')[1]!, 'base64url').toString()).sid as string
+    const exp = Math.floor(clock.now().getTime() / 1000) + 60
+    const short = await tokenSigner(deps.config.jwtSecret).sign({ sid, sub: a.id, exp })
+    expect((await api.get('/auth/me', { token: short })).status).toBe(200)
+    expect((await api.get('/auth/me', { token: short })).status).toBe(200)
+    clock.advance(61_000)
+    const late = await api.get('/auth/me', { token: short })
+    expect([late.status, late.code]).toEqual([401, 40100])
+    // The session itself is still valid: its own token (exp in an hour) still works.
+    expect((await api.get('/auth/me', { token: a.token })).status).toBe(200)
+  })
 })
 
 describe('login throttling', async () => {
@@ -189,4 +205,32 @@ describe('login throttling', async () => {
     for (let i = 0; i < 2; i++) await api.post('/auth/login', { json: { identifier: a.username, password: 'bad-bad-bad' }, headers: ip })
     expect((await api.post('/auth/login', { json: { identifier: a.username, password }, headers: ip })).status).toBe(200)
   }, 60_000)
+})
+
+describe('VerifiedTokens (the memory of accepted tokens)', () => {
+  const at = (seconds: number) => new Date(seconds * 1000)
+
+  test('serves a payload only within its exp and nbf, and forgets an expired one', () => {
+    const v = new VerifiedTokens<{ sid: string; exp?: number; nbf?: number }>()
+    v.set('t1', { sid: 'a', exp: 1_000 })
+    v.set('t2', { sid: 'b', exp: 2_000, nbf: 1_500 })
+    expect(v.get('t1', at(999))).toEqual({ sid: 'a', exp: 1_000 })
+    expect(v.get('t1', at(1_000))).toBeUndefined()
+    expect(v.size).toBe(1)
+    expect(v.get('t1', at(999))).toBeUndefined()
+    expect(v.get('t2', at(1_499))).toBeUndefined()
+    v.set('t2', { sid: 'b', exp: 2_000, nbf: 1_500 })
+    expect(v.get('t2', at(1_500))).toEqual({ sid: 'b', exp: 2_000, nbf: 1_500 })
+    expect(v.get('unknown', at(0))).toBeUndefined()
+  })
+
+  test('holds at most max tokens, the oldest going first', () => {
+    const v = new VerifiedTokens<{ exp: number }>(3)
+    for (const t of ['a', 'b', 'c', 'd']) v.set(t, { exp: 10 })
+    expect(v.size).toBe(3)
+    expect(['a', 'b', 'c', 'd'].map((t) => v.get(t, at(5)) !== undefined)).toEqual([false, true, true, true])
+    v.set('d', { exp: 20 })
+    expect(v.size).toBe(3)
+    expect(v.get('d', at(15))).toEqual({ exp: 20 })
+  })
 })
