@@ -12,3 +12,13 @@ import type { Sql, TxSql } from './connect.ts'
  */
 export const studentCountOf = (sql: Sql | TxSql, course: string | ReturnType<TxSql>) =>
   sql`(select coalesce(sum(scc.students), 0)::int from course_student_counts scc where scc.course_id = ${course})`
+
+/**
+ * The same count as `cs.students` for a FROM list whose course is `course` (`sql\`c.id\``): an
+ * aggregate in a lateral subquery, computed once per course. Written as
+ * `cross join lateral (select <studentCountOf> as students) cs`, PostgreSQL pulled the subquery up
+ * and ran the scalar subquery once for each column naming `cs.students` (GET /courses' member_count
+ * and student_count: two SubPlans).
+ */
+export const studentCountLateral = (sql: Sql | TxSql, course: ReturnType<TxSql>) =>
+  sql`cross join lateral (select coalesce(sum(scc.students), 0)::int as students from course_student_counts scc where scc.course_id = ${course}) cs`

@@ -112,27 +112,13 @@ export async function sessionUser(sql: Deps['sql'], sid: string, now: Date): Pro
 }
 
 /**
- * The authentication plugin. Routes opt in with macros:
- *   `{ auth: true }`            any logged-in user → `user`, `sessionId`
- *   `{ role: 'TEACHER' }`       logged in with that role
- *   `{ course: 'member' }`      member (teacher or student) of `params.courseId` → `course`
- *   `{ course: 'teacher' }`     the teacher of `params.courseId`
- *   `{ course: 'student' }`     a student of `params.courseId`
- *   Any course level refuses a write (not GET/HEAD) in an archived course with 409 (40908);
- *   `{ course: { level, whenArchived: 'allow' } }` lets a route through (unarchive, copy).
- *   `{ experimentSubmission: 'teacher' }`  the teacher of `params.submissionId`'s course
- * All of them run in `transform`, before the params, query and body are validated: a caller
- * who may not call a route gets 401/403 (or 404) whatever the request holds.
- * A token is a JWT naming a server-side session; the session row decides (logout, expiry).
- */
-/**
  * Tokens whose signature has already been checked, with their payloads: the session token comes
  * with every request, and checking its HMAC through jose costs 15-25 µs of CPU each time (about
  * a sixth of GET /auth/me's). A token is cached only after jose accepted it, is looked up by its
  * whole text (only its holder can present it) and is served from here only while its `exp` and
  * `nbf` hold at `now` (the service's clock, as jose is asked to judge them); the session row it
  * names is still read on every request (logout, expiry, a deleted account). Bounded: the oldest
- * entry goes first once `max` are held (each ~0.5 KB).
+ * entry goes first once `max` are held (under 1 KB each).
  */
 export class VerifiedTokens<P extends { exp?: unknown; nbf?: unknown }> {
   private readonly payloads = new Map<string, P>()
@@ -159,6 +145,20 @@ export class VerifiedTokens<P extends { exp?: unknown; nbf?: unknown }> {
   }
 }
 
+/**
+ * The authentication plugin. Routes opt in with macros:
+ *   `{ auth: true }`            any logged-in user → `user`, `sessionId`
+ *   `{ role: 'TEACHER' }`       logged in with that role
+ *   `{ course: 'member' }`      member (teacher or student) of `params.courseId` → `course`
+ *   `{ course: 'teacher' }`     the teacher of `params.courseId`
+ *   `{ course: 'student' }`     a student of `params.courseId`
+ *   Any course level refuses a write (not GET/HEAD) in an archived course with 409 (40908);
+ *   `{ course: { level, whenArchived: 'allow' } }` lets a route through (unarchive, copy).
+ *   `{ experimentSubmission: 'teacher' }`  the teacher of `params.submissionId`'s course
+ * All of them run in `transform`, before the params, query and body are validated: a caller
+ * who may not call a route gets 401/403 (or 404) whatever the request holds.
+ * A token is a JWT naming a server-side session; the session row decides (logout, expiry).
+ */
 export function authPlugin(deps: Deps) {
   const { sql, clock } = deps
   const tokens = tokenSigner(deps.config.jwtSecret)

@@ -1,5 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
-import { studentCountOf } from '../../db/student-count.ts'
+import { studentCountLateral, studentCountOf } from '../../db/student-count.ts'
 import type { RowWindow } from '../../http/pagination.ts'
 
 type Db = Sql | TxSql
@@ -45,15 +45,8 @@ export async function insertCourse(
 const memberCount = (sql: Db) => sql`
            1 + coalesce(cc.co_teachers, 0) + cs.students as member_count,
            cs.students as student_count`
-/**
- * The course's students (sql/046's summed counter rows) as `cs.students`, for a FROM list with `c`.
- * An aggregate in the lateral subquery, so it is computed once per course: written as
- * `(select <scalar subquery> as students)` PostgreSQL pulled the subquery up and ran the scalar
- * subquery once for each column that names `cs.students` (two SubPlans, member_count and
- * student_count).
- */
-const studentsOf = (sql: Db) =>
-  sql`cross join lateral (select coalesce(sum(scc.students), 0)::int as students from course_student_counts scc where scc.course_id = c.id) cs`
+/** The course's students (sql/046's summed counter rows) as `cs.students`, for a FROM list with `c`. */
+const studentsOf = (sql: Db) => studentCountLateral(sql, sql`c.id`)
 
 export async function findCourse(sql: Db, courseId: string, viewerId: string) {
   const [row] = await sql<CourseRow[]>`
