@@ -1,5 +1,6 @@
 import type { Sql } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
+import { countingSql as countingStatements } from '../support/counting-sql.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, testApp, type Account, type Client } from '../support/harness.ts'
 
@@ -82,18 +83,8 @@ export async function insertResource(sql: Sql, courseId: string, createdBy: stri
   return id
 }
 
-/**
- * Wraps the `sql` handle to count statements (tagged-template calls that start a statement,
- * not fragments), so tests can assert "a fixed number of queries".
- */
+/** Wraps the `sql` handle to count the statements it runs (support/counting-sql.ts), so tests can assert "a fixed number of queries". */
 export function countingSql(sql: Sql) {
   const counter = { n: 0 }
-  const proxy = new Proxy(sql, {
-    apply(target, thisArg, args) {
-      const first = args[0]
-      if (Array.isArray(first) && 'raw' in first && /^\s*(select|insert|update|delete|with)\b/i.test(String(first[0]))) counter.n++
-      return Reflect.apply(target as any, thisArg, args)
-    },
-  })
-  return { sql: proxy as Sql, counter }
+  return { sql: countingStatements(sql, () => counter.n++), counter }
 }

@@ -8,6 +8,7 @@ import { systemClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/log.ts'
 import { LocalDiskStorage } from '../../src/storage/local-disk.ts'
 import { createCourse, join } from '../courses/world.ts'
+import { countingSql } from '../support/counting-sql.ts'
 import { scratchDatabase } from '../support/processes.ts'
 import { client, signUp, testConfig, uniq, usingExternalDb, type Account, type Client } from '../support/harness.ts'
 import { tmpdir } from 'node:os'
@@ -48,7 +49,7 @@ beforeAll(async () => {
     explainSql = postgres(scratch.url, { max: 1, onnotice: () => {} }) as unknown as Sql
   } else {
     const db = await connectEmbedded(undefined)
-    sql = countingSql(db.sql, () => recording, (query) => seen.push({ query, params: [] }))
+    sql = countingSql(db.sql, (query) => recording && seen.push({ query, params: [] }))
   }
   await migrate(sql)
   const deps: Deps = {
@@ -79,17 +80,6 @@ afterAll(async () => {
     await drop?.()
   }
 })
-
-/** The embedded client has no `debug` hook: statements are recorded at the tagged-template call. */
-function countingSql(inner: Sql, on: () => boolean, record: (query: string) => void): Sql {
-  return new Proxy(inner, {
-    apply(target, thisArg, args) {
-      const first = args[0]
-      if (on() && Array.isArray(first) && 'raw' in first && /^\s*(select|insert|update|delete|with)\b/i.test(String(first[0]))) record(first.join('$'))
-      return Reflect.apply(target as any, thisArg, args)
-    },
-  }) as Sql
-}
 
 /** `n` students of `courseId`, made in two set-based statements (generate_series). */
 async function bulkMembers(courseId: string, n: number, tag: string) {
