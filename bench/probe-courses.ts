@@ -20,8 +20,8 @@ import type { Deps } from '../src/deps.ts'
 import type { Clock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/log.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
-import { runLoad, summarise } from './load.ts'
-import { BENCH_PASSWORD, ensureSeeded } from './seed.ts'
+import { readRate, runLoad } from './load.ts'
+import { benchLogin, ensureSeeded } from './seed.ts'
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/cls_mooc_bench'
 const RUNS = Number(process.env.PROBE_RUNS ?? 5)
@@ -63,12 +63,7 @@ await admin`
   select ${seminar!.id}, id, ${new Date(anchor.getTime() - 86_400_000)} from users where username = 'bench_single'
   on conflict do nothing`
 
-async function login(identifier: string) {
-  const res = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identifier, password: BENCH_PASSWORD }) })
-  const body = (await res.json()) as { data?: { accessToken?: string } }
-  if (!body.data?.accessToken) throw new Error(`login ${identifier}: ${res.status}`)
-  return body.data.accessToken
-}
+const login = (identifier: string) => benchLogin(base, identifier)
 const single = await login('bench_single')
 const learner = await login('bench_m000001')
 const teacher = await login('bench_tmooc')
@@ -109,10 +104,9 @@ for (let run = 0; run < RUNS; run++) {
     const pids = await backends()
     const a0 = ticksOf(`/proc/self/task/${process.pid}/stat`)
     const d0 = pids.reduce((n, p) => n + ticksOf(`/proc/${p}/stat`), 0)
-    const s = summarise(await runLoad({ requests: [{ method: 'GET', url: base + path, headers: { authorization: `Bearer ${token}` } }], concurrency: 8, durationMs: SECONDS * 1000, warmupMs: 500 }))
+    const s = await readRate(base + path, token, SECONDS)
     const appMs = ticksOf(`/proc/self/task/${process.pid}/stat`) - a0
     const dbMs = pids.reduce((n, p) => n + ticksOf(`/proc/${p}/stat`), 0) - d0
-    if (s.errors) throw new Error(`${path}: ${s.errors} errors (${s.firstError})`)
     // The load window excludes the warm-up; CPU covers both: per request over all of them.
     const total = Math.round(s.rps * (SECONDS + 0.5))
     const r = results.get(k) ?? { rps: [], app: [], db: [] }
