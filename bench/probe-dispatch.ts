@@ -8,6 +8,7 @@ import postgres from 'postgres'
 import type { Sql } from '../src/db/connect.ts'
 import { emailChannel } from '../src/modules/email/channel.ts'
 import { dispatch } from '../src/modules/reminders/dispatch.ts'
+import { generateForTask } from '../src/modules/reminders/queries.ts'
 import { restore, seedDueEvents } from './seed.ts'
 
 const url = process.env.DATABASE_URL!
@@ -27,6 +28,7 @@ const workers = process.env.PROBE_WORKERS ? Number(process.env.PROBE_WORKERS) : 
  * PROBE_MOOC=1 (issue 26's row, the mooc shape): one homework of the course "MOOC", opened a minute
  * ago and due in a week, with a START event for each of its first `count` students; nobody has
  * submitted it, so every event is sent (10 % of the learners want it by e-mail: PROBE_EMAIL=1).
+ * PROBE_GENERATE=1: the events written by the service's own statement, three per student (START due).
  */
 async function seedMoocStart(count: number) {
   const t = now()
@@ -40,7 +42,10 @@ async function seedMoocStart(count: number) {
        where c.title = 'MOOC' and lu.sort_order = 1 and kp.sort_order = 1
       returning id`
     if (!task) throw new Error('no MOOC course: seed with BENCH_SHAPE=mooc')
-    await tx`
+    // PROBE_GENERATE=1: every student's three events as the service writes them (reminders/queries.ts,
+    // in its order): START at `t` (the homework is open), BEFORE_DUE_24H and DUE ahead; `count` is ignored.
+    if (process.env.PROBE_GENERATE === '1') await generateForTask(tx, task.id, t, true, true)
+    else await tx`
       insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
       select gen_uuid_v7(), ${task.id}, m.user_id, 'START', ${t}::timestamptz - interval '1 minute', ${t}
         from (select m.user_id from learning_tasks t join course_members m on m.course_id = t.course_id
@@ -74,9 +79,12 @@ for (let r = 0; r < repeat; r++) {
   const t0 = ticks()
   const c0 = process.cpuUsage()
   const t = now()
+  const [lsn0] = await admin<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`
   const started = performance.now()
   const runs = await Promise.all(pools.map((p) => dispatch(p, t, { channels, ...(batch ? { batchSize: batch } : {}), ...(workers ? { workers } : {}) })))
   const seconds = (performance.now() - started) / 1000
+  // WAL written meanwhile (the whole server's; nothing else writes during a probe), per event.
+  const [wal] = await admin<{ bytes: number }[]>`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${lsn0!.lsn}::pg_lsn)::float8 as bytes`
   const backendMs = (ticks() - t0) * 10
   if (perf) { perf.kill('SIGINT'); await perf.exited }
   const c1 = process.cpuUsage(c0)
@@ -85,7 +93,7 @@ for (let r = 0; r < repeat; r++) {
   const sent = runs.reduce((n, x) => n + x.sent, 0)
   const canceled = runs.reduce((n, x) => n + x.canceled, 0)
   if (process.env.PROBE_NOCHECK === '1') {
-    console.log(`run ${r + 1}: ${dispatchers}x${workers ?? 'default'} workers: sent ${sent} + canceled ${canceled} in ${seconds.toFixed(2)} s = ${((sent + canceled) / seconds).toFixed(0)} events/s; CPU backend ${backendMs} ms + bun ${bunMs.toFixed(0)} ms; load ${loadavg()[0]!.toFixed(2)}`)
+    console.log(`run ${r + 1}: ${dispatchers}x${workers ?? 'default'} workers: sent ${sent} + canceled ${canceled} in ${seconds.toFixed(2)} s = ${((sent + canceled) / seconds).toFixed(0)} events/s; CPU backend ${backendMs} ms + bun ${bunMs.toFixed(0)} ms; WAL ${(wal!.bytes / (sent + canceled)).toFixed(0)} B/event; load ${loadavg()[0]!.toFixed(2)}`)
   } else {
   const [n] = await admin<{ notifications: number; left: number; dup: number; counters_ok: boolean }[]>`
     select (select count(*) from notifications where delivered_at > ${anchor} and notification_type = 'HOMEWORK_REMINDER')::int as notifications,

@@ -49,6 +49,18 @@ describe('generating events when a homework is created', () => {
     expect(events.some((e) => e.target_user_id === c.teacherId)).toBe(false)
   })
 
+  test('written trigger by trigger: the events one dispatch moment sends lie together on the heap', async () => {
+    // Issue 26: the events of one trigger (100,001 STARTs) are marked sent together; written
+    // student by student they were one in three on every page of the homework's events.
+    const c = await course(3)
+    const hw = await createHomework(sql, c.courseId, c.pointId, { startAt: plus(T0, 2 * HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
+    const rows = await sql<{ trigger_type: string }[]>`
+      select trigger_type from homework_reminder_events where task_id = ${hw.id} order by ctid`
+    expect(rows).toHaveLength(9)
+    // In heap order, each trigger is one run: START ×3, then BEFORE_DUE_24H ×3, then DUE ×3.
+    expect(rows.map((r) => r.trigger_type)).toEqual([...Array(3).fill('START'), ...Array(3).fill('BEFORE_DUE_24H'), ...Array(3).fill('DUE')])
+  })
+
   test.each([
     ['START off', { notifyOnStart: false }, ['BEFORE_DUE_24H', 'DUE']],
     ['BEFORE_DUE_24H off', { notifyBeforeDue24h: false }, ['DUE', 'START']],
