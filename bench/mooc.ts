@@ -21,7 +21,7 @@ import { dispatch } from '../src/modules/reminders/dispatch.ts'
 import { fanoutOf } from '../src/fanout.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
 import { mirrored, readRate, runLoad, summarise, type PreparedRequest } from './load.ts'
-import { benchLogin, datasetSizes, ensureSeeded, restore } from './seed.ts'
+import { benchLogin, datasetSizes, ensureSeeded, moocFixtures, restore } from './seed.ts'
 import { countingPool } from './sqlstats.ts'
 import { startServer, withRss } from './wrk.ts'
 
@@ -75,25 +75,9 @@ log(`app on ${base}, clock at ${clock.now().toISOString()}`)
 
 // ----- fixtures --------------------------------------------------------------------------------
 
-const [mooc] = await admin<{ id: string; invite_code: string; size: number }[]>`
-  select c.id, c.invite_code, (select count(*) from course_members m where m.course_id = c.id)::int as size
-    from courses c where c.title = 'MOOC'`
-if (!mooc) throw new Error('no MOOC course: seed with BENCH_SHAPE=mooc')
-const [seminar] = await admin<{ id: string; size: number }[]>`
-  select c.id, count(*)::int as size from courses c join course_members m on m.course_id = c.id
-   where c.title <> 'MOOC' group by c.id order by count(*), c.id limit 1`
-const points = (await admin<{ id: string }[]>`select id from knowledge_points where course_id = ${mooc.id} order by id`).map((r) => r.id)
-const hash = (await admin<{ h: string }[]>`select password_hash as h from users where username = 'bench_tmooc'`)[0]!.h
 // A student of one seminar only (the reads' comparison) and 100 students who join the MOOC.
-await admin`
-  insert into users (id, username, email, password_hash, display_name, role, created_at, email_verified)
-  select gen_uuid_v7(), u, u || '@bench.test', ${hash}, u, 'STUDENT', ${new Date(anchor.getTime() - 86_400_000)}, true
-    from (select 'bench_single' as u union all select 'bench_j' || lpad(g::text, 3, '0') from generate_series(1, 100) g) x
-  on conflict do nothing`
-await admin`
-  insert into course_members (course_id, user_id, joined_at)
-  select ${seminar!.id}, id, ${new Date(anchor.getTime() - 86_400_000)} from users where username = 'bench_single'
-  on conflict do nothing`
+const { mooc, seminar } = await moocFixtures(admin, anchor, 100)
+const points = (await admin<{ id: string }[]>`select id from knowledge_points where course_id = ${mooc.id} order by id`).map((r) => r.id)
 
 const login = (identifier: string) => benchLogin(base, identifier)
 const teacher = await login('bench_tmooc')
@@ -320,12 +304,12 @@ if (want('members')) {
     })
     return statements.length
   }
-  const seminarTeacher = await login((await admin<{ u: string }[]>`select u.username as u from courses c join users u on u.id = c.teacher_id where c.id = ${seminar!.id}`)[0]!.u)
+  const seminarTeacher = await login((await admin<{ u: string }[]>`select u.username as u from courses c join users u on u.id = c.teacher_id where c.id = ${seminar.id}`)[0]!.u)
   for (const [what, path] of [['members, page 1 of 50', 'members?pageSize=50'], ['course (memberCount)', '']] as const) {
-    const [bigPath, smallPath] = [mooc.id, seminar!.id].map((id) => `/courses/${id}${path ? `/${path}` : ''}`) as [string, string]
+    const [bigPath, smallPath] = [mooc.id, seminar.id].map((id) => `/courses/${id}${path ? `/${path}` : ''}`) as [string, string]
     const [big, small] = await mirroredReads([[bigPath, teacher], [smallPath, seminarTeacher]])
     const [a, b] = [await stmts(bigPath, teacher), await stmts(smallPath, seminarTeacher)]
-    row({ key: 'members', name: `${what}: ${mooc.size.toLocaleString('en-US')} vs ${seminar!.size} students`, target: 'same statements, ≥ 0.8 × the seminar\'s req/s',
+    row({ key: 'members', name: `${what}: ${mooc.size.toLocaleString('en-US')} vs ${seminar.size} students`, target: 'same statements, ≥ 0.8 × the seminar\'s req/s',
       before: what.startsWith('members') ? '66 ms (OFFSET)' : 'counted per request',
       value: `${big.rps.toFixed(0)} vs ${small.rps.toFixed(0)} req/s (${(big.rps / small.rps).toFixed(2)}), p50 ${big.p50.toFixed(1)} vs ${small.p50.toFixed(1)} ms, statements ${a} vs ${b}`,
       pass: a === b && big.rps >= 0.8 * small.rps })
@@ -345,12 +329,12 @@ if (want('courses')) {
 if (want('reads')) {
   const reads = [
     ['GET /homeworks/mine', '/homeworks/mine', '/homeworks/mine'],
-    ['GET /courses/{id}/learning', `/courses/${mooc.id}/learning`, `/courses/${seminar!.id}/learning`],
+    ['GET /courses/{id}/learning', `/courses/${mooc.id}/learning`, `/courses/${seminar.id}/learning`],
     ['GET /notifications', '/notifications', '/notifications'],
   ] as const
   for (const [title, big, small] of reads) {
     const [{ rps: a }, { rps: b }] = await mirroredReads([[big, learner], [small, single]])
-    row({ key: 'reads', name: `${title}: MOOC learner vs a student of one ${seminar!.size}-student seminar`, target: '≥ 0.9 of the seminar student\'s req/s', before: '0.83–0.98',
+    row({ key: 'reads', name: `${title}: MOOC learner vs a student of one ${seminar.size}-student seminar`, target: '≥ 0.9 of the seminar student\'s req/s', before: '0.83–0.98',
       value: `${a.toFixed(0)} vs ${b.toFixed(0)} req/s (${(a / b).toFixed(2)})`, pass: a >= 0.9 * b })
   }
 }

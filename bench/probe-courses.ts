@@ -21,7 +21,7 @@ import type { Clock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/log.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
 import { readRate, runLoad } from './load.ts'
-import { benchLogin, ensureSeeded } from './seed.ts'
+import { benchLogin, ensureSeeded, moocFixtures } from './seed.ts'
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/cls_mooc_bench'
 const RUNS = Number(process.env.PROBE_RUNS ?? 5)
@@ -48,20 +48,7 @@ const app = buildApp(deps).listen({ hostname: '127.0.0.1', port: 0 })
 const base = `http://127.0.0.1:${app.server!.port}/api/v1`
 
 // The fixtures of bench/mooc.ts: a student of the smallest seminar only.
-const [mooc] = await admin<{ id: string }[]>`select id from courses where title = 'MOOC'`
-if (!mooc) throw new Error('no MOOC course: seed with BENCH_SHAPE=mooc')
-const [seminar] = await admin<{ id: string }[]>`
-  select c.id from courses c join course_members m on m.course_id = c.id
-   where c.title <> 'MOOC' group by c.id order by count(*), c.id limit 1`
-const hash = (await admin<{ h: string }[]>`select password_hash as h from users where username = 'bench_tmooc'`)[0]!.h
-await admin`
-  insert into users (id, username, email, password_hash, display_name, role, created_at, email_verified)
-  values (gen_uuid_v7(), 'bench_single', 'bench_single@bench.test', ${hash}, 'bench_single', 'STUDENT', ${new Date(anchor.getTime() - 86_400_000)}, true)
-  on conflict do nothing`
-await admin`
-  insert into course_members (course_id, user_id, joined_at)
-  select ${seminar!.id}, id, ${new Date(anchor.getTime() - 86_400_000)} from users where username = 'bench_single'
-  on conflict do nothing`
+const { mooc, seminar } = await moocFixtures(admin, anchor)
 
 const login = (identifier: string) => benchLogin(base, identifier)
 const single = await login('bench_single')

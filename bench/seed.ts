@@ -563,6 +563,32 @@ async function structure(tx: TxSql, anchor: Date, only: string | null, step: Ste
  * sheets, homework and their events, notifications), so every run starts from the same data.
  * Mid-run, `keepSessions` keeps the benchmark's own logins.
  */
+/**
+ * The mooc bench's fixtures on a mooc-shaped database (bench/mooc.ts, bench/probe-courses.ts): the
+ * course "MOOC", the smallest seminar, and `bench_single`, a student of that seminar only (the
+ * reads' comparison), plus `joiners` students `bench_j001`… who are in no course yet (the joins row).
+ */
+export async function moocFixtures(admin: Sql, anchor: Date, joiners = 0) {
+  const [mooc] = await admin<{ id: string; invite_code: string; size: number }[]>`
+    select c.id, c.invite_code, (select count(*) from course_members m where m.course_id = c.id)::int as size
+      from courses c where c.title = 'MOOC'`
+  if (!mooc) throw new Error('no MOOC course: seed with BENCH_SHAPE=mooc')
+  const [seminar] = await admin<{ id: string; size: number }[]>`
+    select c.id, count(*)::int as size from courses c join course_members m on m.course_id = c.id
+     where c.title <> 'MOOC' group by c.id order by count(*), c.id limit 1`
+  const hash = (await admin<{ h: string }[]>`select password_hash as h from users where username = 'bench_tmooc'`)[0]!.h
+  await admin`
+    insert into users (id, username, email, password_hash, display_name, role, created_at, email_verified)
+    select gen_uuid_v7(), u, u || '@bench.test', ${hash}, u, 'STUDENT', ${new Date(anchor.getTime() - 86_400_000)}, true
+      from (select 'bench_single' as u union all select 'bench_j' || lpad(g::text, 3, '0') from generate_series(1, ${joiners}) g) x
+    on conflict do nothing`
+  await admin`
+    insert into course_members (course_id, user_id, joined_at)
+    select ${seminar!.id}, id, ${new Date(anchor.getTime() - 86_400_000)} from users where username = 'bench_single'
+    on conflict do nothing`
+  return { mooc, seminar: seminar! }
+}
+
 export async function restore(sql: Sql, anchor: Date, opts: { keepSessions?: boolean } = {}) {
   await sql.begin(async (tx) => {
     await tx`delete from notifications where delivered_at > ${anchor}`
