@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { insertNotifications } from '../../src/modules/notifications/queries.ts'
+import { countingSql } from '../support/counting-sql.ts'
 import { addStudent, insertCourse, insertPoint, insertSubmission } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, testDatabase, type Account, type Client } from '../support/harness.ts'
 import { DAY, HOUR, createHomework, plus } from '../support/reminders.ts'
@@ -14,23 +15,14 @@ let teacher: Account, s1: Account, s2: Account, outsider: Account, otherTeacher:
 let A: { id: string; title: string }, B: { id: string; title: string }
 const hw: Record<string, string> = {}
 
-/** Counts the SQL statements an app runs (tagged templates that start a statement, not fragments). */
+/** Counts the SQL statements the app runs (support/counting-sql.ts: when run, so fragments never count). */
 let queries = 0
-function counting(inner: Sql): Sql {
-  return new Proxy(inner, {
-    apply(target, thisArg, args) {
-      const first = args[0]
-      if (Array.isArray(first) && 'raw' in first && /^\s*(select|insert|update|delete|with)\b/i.test(String(first[0]))) queries++
-      return Reflect.apply(target as any, thisArg, args)
-    },
-  })
-}
 
 const ITEM_KEYS = ['courseId', 'courseTitle', 'dueAt', 'remainingSeconds', 'score', 'startAt', 'status', 'submittedAt', 'taskId', 'title']
 
 beforeAll(async () => {
   sql = (await testDatabase()).sql
-  ;({ api } = await testApp({ clock, deps: { sql: counting(sql) } }))
+  ;({ api } = await testApp({ clock, deps: { sql: countingSql(sql, () => queries++) } }))
   ;[teacher, otherTeacher] = await Promise.all([signUp(api, 'TEACHER'), signUp(api, 'TEACHER')])
   ;[s1, s2, outsider] = await Promise.all([signUp(api), signUp(api), signUp(api)])
   A = await insertCourse(sql, teacher.id, 'Databases')
