@@ -122,9 +122,10 @@ type Arbitration = OnConflict | 'optimistic'
  * Rows go in trigger by trigger (task, time, student): the events one dispatch moment sends (a
  * homework's START, its 24-hour reminder, its DUE) then lie on their own heap pages, in the
  * order the dispatch claims them (scheduled_at, id), instead of one in three on every page of
- * the homework's events; marking 100,001 START events sent touches a third of the pages
- * (bench/RESULTS-mooc.md, 27 Nov: ~8-12 % less database CPU per dispatched event). Writing them
- * costs no more (each trigger's entries of the unique index go in in key order, pass by pass).
+ * the homework's events; marking 100,001 START events sent touches a third of the pages and
+ * writes 13 % less WAL per event (bench/RESULTS-mooc.md, 27 Nov; the CPU saved, ~6 %, is within
+ * the box's noise). Writing them costs no more (each trigger's entries of the unique index go in
+ * in key order, pass by pass).
  */
 async function generateForMembers(
   tx: TxSql,
