@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connectEmbedded, connectExternal } from '../../src/db/connect.ts'
 import { listMigrations, migrate } from '../../src/db/migrate.ts'
-import { uuidV7 } from '../../src/db/uuid-v7.ts'
+import { uuidV7, uuidV7Rows } from '../../src/db/uuid-v7.ts'
 import { testDatabase, usingExternalDb } from '../support/harness.ts'
 
 describe('migrations', () => {
@@ -71,5 +71,30 @@ describe('uuidV7 (src/db/uuid-v7.ts)', () => {
     expect(ms(row!.of)).toBe(at.getTime())
     expect(ms(row!.now)).toBeGreaterThanOrEqual(before - 1000)
     expect(ms(row!.now)).toBeLessThanOrEqual(Date.now() + 1000)
+  })
+
+  test('uuidV7Rows: the rows of one statement numbered after one drawn prefix, in the order given; statements apart', async () => {
+    const { sql } = await testDatabase()
+    const before = Date.now()
+    const rows = await sql<{ g: number; id: string }[]>`
+      select g, ${uuidV7Rows(sql, sql`g desc`)}::text as id from generate_series(1, 3000) g order by g desc`
+    const after = Date.now()
+    const v7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+    const ids = rows.map((r) => r.id)
+    for (const id of ids) expect(id).toMatch(v7)
+    expect(new Set(ids).size).toBe(3000)
+    // Ascending in the given order (g desc): the first row is 1 in the counter, the last 3000.
+    expect([...ids].sort()).toEqual(ids)
+    expect(ids[0]!.slice(-7)).toBe('0000001')
+    expect(ids[2999]!.slice(-7)).toBe((3000).toString(16).padStart(7, '0'))
+    const prefix = (id: string) => id.replaceAll('-', '').slice(0, 25)
+    expect(new Set(ids.map(prefix)).size).toBe(1)
+    const ms = parseInt(ids[0]!.replaceAll('-', '').slice(0, 12), 16)
+    expect(ms).toBeGreaterThanOrEqual(before - 1000)
+    expect(ms).toBeLessThanOrEqual(after + 1000)
+    // Another statement draws another prefix (46 random bits), even in the same millisecond.
+    const [again] = await sql<{ id: string }[]>`select ${uuidV7Rows(sql)}::text as id`
+    expect(prefix(again!.id)).not.toBe(prefix(ids[0]!))
+    expect(again!.id.slice(-7)).toBe('0000001')
   })
 })

@@ -70,6 +70,22 @@ describe('generating events when a homework is created', () => {
     expect([...of('DUE')].filter((p) => start.has(p))).toEqual([])
   })
 
+  test('their ids ascend in that order: the dispatch claims (scheduled_at, id) student by student, page after page', async () => {
+    // The ids of one INSERT … SELECT count up in its ORDER BY (db/uuid-v7.ts uuidV7Rows): the
+    // claim order of a trigger's events is the order they were written in. Before, each row drew
+    // a random id within its millisecond, so the claim jumped between the trigger's pages.
+    const [teacherId, ...students] = await bulkStudents(sql, 201)
+    const c = await insertCourse(sql, teacherId!)
+    await bulkJoin(sql, c.id, students)
+    const { pointId } = await insertPoint(sql, c.id)
+    const hw = await createHomework(sql, c.id, pointId, { startAt: plus(T0, 2 * HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
+    const claimed = await sql<{ target_user_id: string; id: string }[]>`
+      select target_user_id, id::text from homework_reminder_events
+       where task_id = ${hw.id} and trigger_type = 'START' order by scheduled_at, id`
+    expect(claimed.map((e) => e.target_user_id)).toEqual([...students].sort())
+    for (const e of claimed) expect(e.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  })
+
   test.each([
     ['START off', { notifyOnStart: false }, ['BEFORE_DUE_24H', 'DUE']],
     ['BEFORE_DUE_24H off', { notifyBeforeDue24h: false }, ['DUE', 'START']],

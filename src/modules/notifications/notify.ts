@@ -1,6 +1,6 @@
 import type { TxSql } from '../../db/connect.ts'
 import type { OnConflict } from '../../db/plain-first.ts'
-import { uuidV7 } from '../../db/uuid-v7.ts'
+import { uuidV7Rows } from '../../db/uuid-v7.ts'
 import { countNotifications } from '../../metrics.ts'
 import { announceAt } from './bus.ts'
 import type { Channel, Fragment } from './channel.ts'
@@ -112,7 +112,7 @@ function writing(tx: TxSql, source: Fragment, via: Via, arbitrate: OnConflict): 
   )
   return tx`written as (
       insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id, params)
-      select ${uuidV7(tx)}, s.user_id, s.params->>'kind', '', '', s.action_path, ${via.now}, s.event_id, s.params
+      select ${uuidV7Rows(tx)}, s.user_id, s.params->>'kind', '', '', s.action_path, ${via.now}, s.event_id, s.params
         from (${source}) s
       ${arbitrate === 'conflict' ? tx`on conflict (event_id) where event_id is not null do nothing` : tx``}
       returning id, user_id, notification_type, delivered_at

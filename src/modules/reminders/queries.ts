@@ -1,6 +1,6 @@
 import { plainFirst, type OnConflict } from '../../db/plain-first.ts'
 import type { Sql, TxSql } from '../../db/connect.ts'
-import { uuidV7 } from '../../db/uuid-v7.ts'
+import { uuidV7Rows } from '../../db/uuid-v7.ts'
 import { inRange, type StudentRange } from '../../db/student-range.ts'
 
 export type TriggerType = 'START' | 'BEFORE_DUE_24H' | 'DUE'
@@ -150,9 +150,10 @@ async function insertForMembers(
   only: readonly TriggerType[],
   range: StudentRange | undefined,
 ): Promise<number> {
+  const order = tx`t.id, tr.scheduled_at, tr.trigger_type, m.user_id`
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
-    select ${uuidV7(tx)}, t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
+    select ${uuidV7Rows(tx, order)}, t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
       from learning_tasks t
       join course_members m on m.course_id = t.course_id
       ${triggersOf(tx, now, published)}
@@ -163,7 +164,7 @@ async function insertForMembers(
        and ${isAhead(tx, now)}
        ${only.length === TRIGGER_TYPES.length ? tx`` : tx`and tr.trigger_type = any(${only as TriggerType[]}::text[])`}
        ${range ? inRange(tx, tx`m.user_id`, range) : tx``}
-     order by t.id, tr.scheduled_at, tr.trigger_type, m.user_id
+     order by ${order}
     ${arbitrate === 'conflict' ? tx`on conflict do nothing` : tx``}`
   return res.count
 }
@@ -192,9 +193,10 @@ export async function generateForStudents(tx: TxSql, courseIds: string[], userId
 /** The (course, student) pairs of `pairs` (a relation of two uuid columns), the homework of `courses` locked first. */
 async function generateForPairs(tx: TxSql, courses: ReturnType<TxSql>, pairs: ReturnType<TxSql>, now: Date) {
   await lockVisibleTasks(tx, courses)
+  const order = tx`j.user_id, t.id`
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
-    select ${uuidV7(tx)}, t.id, j.user_id, tr.trigger_type, tr.scheduled_at, ${now}
+    select ${uuidV7Rows(tx, order)}, t.id, j.user_id, tr.trigger_type, tr.scheduled_at, ${now}
       from ${pairs} as j (course_id, user_id)
       join learning_tasks t on t.course_id = j.course_id
       ${triggersOf(tx, now, true)}
@@ -202,7 +204,7 @@ async function generateForPairs(tx: TxSql, courses: ReturnType<TxSql>, pairs: Re
        and t.publish_state = 'PUBLISHED'
        and tr.enabled
        and ${isAhead(tx, now)}
-     order by j.user_id, t.id
+     order by ${order}
     on conflict do nothing`
   return res.count
 }
