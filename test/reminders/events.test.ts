@@ -49,17 +49,23 @@ describe('generating events when a homework is created', () => {
     expect(events.some((e) => e.target_user_id === c.teacherId)).toBe(false)
   })
 
+  /** A homework created for a course of 200 students (its events: 600, three triggers). */
+  async function homeworkOf200() {
+    const [teacherId, ...students] = await bulkStudents(sql, 201)
+    const c = await insertCourse(sql, teacherId!)
+    await bulkJoin(sql, c.id, students)
+    const { pointId } = await insertPoint(sql, c.id)
+    const hw = await createHomework(sql, c.id, pointId, { startAt: plus(T0, 2 * HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
+    return { hw, students }
+  }
+
   test('written trigger by trigger: the events one dispatch moment sends lie together on the heap', async () => {
     // Issue 26: the events of one trigger (100,001 STARTs) are marked sent together; written
     // student by student they were one in three on every page of the homework's events. With
     // 200 students each trigger's rows fill pages of their own, so the pages holding STARTs and
     // those holding DUEs are disjoint (written student by student, every page holds both). Pages,
     // not the order within them: where a row lands is the free-space map's choice.
-    const [teacherId, ...students] = await bulkStudents(sql, 201)
-    const c = await insertCourse(sql, teacherId!)
-    await bulkJoin(sql, c.id, students)
-    const { pointId } = await insertPoint(sql, c.id)
-    const hw = await createHomework(sql, c.id, pointId, { startAt: plus(T0, 2 * HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
+    const { hw } = await homeworkOf200()
     const pages = await sql<{ trigger_type: string; pages: number[] }[]>`
       select trigger_type, array_agg(distinct (ctid::text::point)[0]::int) as pages
         from homework_reminder_events where task_id = ${hw.id} group by trigger_type order by trigger_type`
@@ -74,11 +80,7 @@ describe('generating events when a homework is created', () => {
     // The ids of one INSERT … SELECT count up in its ORDER BY (db/uuid-v7.ts uuidV7Rows): the
     // claim order of a trigger's events is the order they were written in. Before, each row drew
     // a random id within its millisecond, so the claim jumped between the trigger's pages.
-    const [teacherId, ...students] = await bulkStudents(sql, 201)
-    const c = await insertCourse(sql, teacherId!)
-    await bulkJoin(sql, c.id, students)
-    const { pointId } = await insertPoint(sql, c.id)
-    const hw = await createHomework(sql, c.id, pointId, { startAt: plus(T0, 2 * HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
+    const { hw, students } = await homeworkOf200()
     const claimed = await sql<{ target_user_id: string; id: string }[]>`
       select target_user_id, id::text from homework_reminder_events
        where task_id = ${hw.id} and trigger_type = 'START' order by scheduled_at, id`
