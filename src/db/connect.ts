@@ -8,6 +8,8 @@ import { shippedTemplate, unpackTemplate } from './embedded-template.ts'
 
 export type Sql = postgres.Sql
 export type TxSql = postgres.TransactionSql
+/** A piece of SQL (a postgres.js fragment) spliced into a larger statement. */
+export type Fragment = postgres.PendingQuery<any>
 
 /**
  * What the database can do, said rather than sniffed (passed on Deps as `db`): the embedded one

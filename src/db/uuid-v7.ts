@@ -1,7 +1,4 @@
-import type { PendingQuery } from 'postgres'
-import type { Sql, TxSql } from './connect.ts'
-
-type Fragment = PendingQuery<any>
+import type { Fragment, Sql, TxSql } from './connect.ts'
 
 /**
  * gen_uuid_v7() (sql/004) written out, for rows that each need an id of their own instant: the

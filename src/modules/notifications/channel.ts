@@ -1,9 +1,7 @@
-import type { PendingQuery } from 'postgres'
-import type { TxSql } from '../../db/connect.ts'
+import type { Fragment, TxSql } from '../../db/connect.ts'
 import type { Deps } from '../../deps.ts'
 
-/** A piece of SQL (a postgres.js fragment) spliced into a larger statement. */
-export type Fragment = PendingQuery<any>
+export type { Fragment }
 
 /*
  * A delivery channel besides the inbox and the live stream (e-mail today; web push or an LTI/IM
