@@ -7,7 +7,7 @@ import { backupJob, defaultJobs, scheduler, stopJobs } from './jobs.ts'
 import { fanoutOf } from './fanout.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
-import { bodyCeiling } from './http/plumbing.ts'
+import { bodyCeiling, onUnhandledRejection } from './http/plumbing.ts'
 import { serveMetrics } from './metrics.ts'
 import { embeddedJwtSecret } from './secrets.ts'
 import { createStorage } from './storage/create.ts'
@@ -24,6 +24,9 @@ try {
   throw e
 }
 const log = createLogger(config.logLevel)
+process.on('unhandledRejection', (reason) => {
+  if (onUnhandledRejection(log, reason) === 'exit') process.exit(1)
+})
 usePrebuiltWeb(config.webDistDir)
 
 const db = await connectDatabase({

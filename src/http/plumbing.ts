@@ -128,6 +128,27 @@ export function isConnectionError(e: any) {
   return typeof c === 'string' && (CONNECTION_CODES.has(c) || c.startsWith('08') || /^57P0[1-5]$/.test(c) || c === '53300')
 }
 
+/**
+ * What the process does with a promise rejection nobody handled. A database connection error
+ * (a driver's dangling promise: porsager/postgres #1192 did this on every terminated start-up
+ * until patches/postgres@3.4.9.patch) is logged and the service carries on: a database blip
+ * must not end a process whose requests were answered 503 already. Anything else still ends
+ * the process, as Bun's default would: its state is unknown.
+ */
+export function onUnhandledRejection(log: Logger, reason: unknown): 'continue' | 'exit' {
+  const fields = {
+    code: (reason as any)?.code,
+    error: String((reason as any)?.message ?? reason),
+    stack: (reason as any)?.stack,
+  }
+  if (isConnectionError(reason)) {
+    log.error('unhandled rejection (database connection); carrying on', fields)
+    return 'continue'
+  }
+  log.error('unhandled rejection; exiting', fields)
+  return 'exit'
+}
+
 /** PostgreSQL SQLSTATEs are translated here, once. */
 function fromPostgres(e: postgres.PostgresError): { status: number; body: ReturnType<typeof envelopeOf> } | null {
   switch (e.code) {

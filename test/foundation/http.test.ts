@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { createLogger } from '../../src/lib/log.ts'
-import { isConnectionError, nestsDeeperThan, plumbing } from '../../src/http/plumbing.ts'
+import { isConnectionError, nestsDeeperThan, onUnhandledRejection, plumbing } from '../../src/http/plumbing.ts'
 import { client, testApp, testDatabase } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -191,5 +191,35 @@ describe('isConnectionError: what is answered 503 (50300) instead of 500', () =>
     for (const code of ['23505', '22P02', '40001', '57014', 'XX000', undefined, 42])
       expect([code, isConnectionError({ code })]).toEqual([code, false])
     expect(isConnectionError(null)).toBe(false)
+  })
+})
+
+describe('onUnhandledRejection: a database blip never ends the process', () => {
+  const logged = () => {
+    const lines: Record<string, unknown>[] = []
+    const log = createLogger('debug', (l) => void lines.push(JSON.parse(l)))
+    return { log, lines }
+  }
+
+  test('a connection error that escaped as a rejection is logged, and the process carries on', () => {
+    for (const code of ['57P01', 'ECONNRESET', 'CONNECTION_CLOSED']) {
+      const { log, lines } = logged()
+      const reason = Object.assign(new Error('terminating connection due to administrator command'), { code })
+      expect(onUnhandledRejection(log, reason)).toBe('continue')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatchObject({ level: 'error', msg: 'unhandled rejection (database connection); carrying on', code })
+    }
+  })
+
+  test('any other rejection (a bug, a constraint) is logged with its stack, and the process exits', () => {
+    for (const reason of [new TypeError('x is undefined'), Object.assign(new Error('duplicate key'), { code: '23505' }), 'a string', undefined]) {
+      const { log, lines } = logged()
+      expect(onUnhandledRejection(log, reason)).toBe('exit')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatchObject({ level: 'error', msg: 'unhandled rejection; exiting' })
+    }
+    const { log, lines } = logged()
+    onUnhandledRejection(log, new TypeError('x is undefined'))
+    expect(String(lines[0]!.stack)).toContain('TypeError: x is undefined')
   })
 })
