@@ -185,6 +185,8 @@ describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, re
       await waitFor(async () => (delivered = (await startEvents()).filter((e) => e.sent_at).length) >= 2, { timeoutMs: left, intervalMs: 100 }).catch(() => {})
       expect(delivered).toBe(2)
       expect(svc.proc.exitCode).toBeNull()
+      // Up without the safety net's help: no rejection went unhandled through the outage.
+      expect(svc.output()).not.toContain('unhandled rejection')
     }, 40_000)
   })
 })
