@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from 'bun:test'
-import type { Socket } from 'bun'
 import postgres from 'postgres'
+import { tcpProxy } from './support.ts'
 
 /*
  * postgres.js fetches the array types as the first statement of every new connection
@@ -29,63 +29,6 @@ function terminatedByAdministrator(): Uint8Array {
   return Buffer.concat([head, body])
 }
 
-interface Side {
-  peer?: Socket<Side>
-  early: Uint8Array[]
-  killer?: boolean
-}
-
-/** Forwards to PostgreSQL; the first connection dies when it asks for the array types. */
-function killFirstTypesFetch(target: URL) {
-  let connections = 0
-  let killed = 0
-  const listener = Bun.listen<Side>({
-    hostname: '127.0.0.1',
-    port: 0,
-    socket: {
-      open(client) {
-        client.data = { early: [], killer: connections++ === 0 }
-        void Bun.connect<Side>({
-          hostname: target.hostname,
-          port: Number(target.port || 5432),
-          data: { early: [], peer: client },
-          socket: {
-            open(upstream) {
-              client.data.peer = upstream
-              for (const b of client.data.early) upstream.write(b)
-              client.data.early = []
-            },
-            data(_upstream, bytes) {
-              client.write(bytes)
-            },
-            close() {
-              client.end()
-            },
-            error(upstream) {
-              upstream.end()
-            },
-          },
-        }).catch(() => client.end())
-      },
-      data(client, bytes) {
-        if (client.data.killer && Buffer.from(bytes).includes('typcategory')) {
-          killed++
-          client.write(terminatedByAdministrator())
-          client.end()
-          client.data.peer?.end()
-          return
-        }
-        if (client.data.peer) client.data.peer.write(bytes)
-        else client.data.early.push(bytes)
-      },
-      close(client) {
-        client.data.peer?.end()
-      },
-    },
-  })
-  return { port: listener.port, killed: () => killed, connections: () => connections, stop: () => listener.stop(true) }
-}
-
 const unhandled: unknown[] = []
 const onUnhandled = (reason: unknown) => void unhandled.push(reason)
 process.on('unhandledRejection', onUnhandled)
@@ -95,7 +38,11 @@ test.skipIf(!process.env.DATABASE_URL)(
   'a backend terminated while a new connection fetches its array types: no unhandled rejection, and the reconnect serves the query',
   async () => {
     const target = new URL(process.env.DATABASE_URL!)
-    const proxy = killFirstTypesFetch(target)
+    // The first connection dies when it asks for the array types; later ones pass through.
+    let killed = 0
+    const proxy = await tcpProxy({ hostname: target.hostname, port: Number(target.port || 5432) }, {
+      intercept: (bytes, connection) => (connection === 0 && Buffer.from(bytes).includes('typcategory') ? (killed++, terminatedByAdministrator()) : undefined),
+    })
     const via = new URL(target)
     via.hostname = '127.0.0.1'
     via.port = String(proxy.port)
@@ -107,8 +54,8 @@ test.skipIf(!process.env.DATABASE_URL)(
       )
       // Let a dangling rejection reach the process (it is reported after the microtasks).
       await Bun.sleep(50) // the scenario: the report of an unhandled rejection comes a tick later
-      expect(proxy.killed()).toBe(1)
-      expect(proxy.connections()).toBe(2)
+      expect(killed).toBe(1)
+      expect(proxy.connections).toBe(2)
       expect(unhandled.map((e: any) => e?.code ?? String(e))).toEqual([])
       // The reconnect succeeded, so the query it carried succeeds: not the dead backend's 57P01.
       expect(outcome).toEqual([{ one: 1 }])
@@ -116,7 +63,7 @@ test.skipIf(!process.env.DATABASE_URL)(
       expect([...(await sql`select ${sql.array([1, 2, 3])}::int[] as xs`)]).toEqual([{ xs: [1, 2, 3] }])
     } finally {
       await sql.end({ timeout: 1 })
-      proxy.stop()
+      proxy.close()
     }
   },
   20_000,

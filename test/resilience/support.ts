@@ -8,6 +8,8 @@ import type { Socket, TCPSocketListener } from 'bun'
  */
 export interface TcpProxy {
   port: number
+  /** Client connections accepted so far. */
+  readonly connections: number
   cut(): void
   restore(): void
   close(): void
@@ -17,6 +19,17 @@ interface Side {
   peer?: Socket<Side>
   /** Bytes not yet written to this socket (backpressure, or the upstream still connecting). */
   pending: Uint8Array[]
+  /** The client connection's number, from 0 (client sides only). */
+  index?: number
+}
+
+export interface TcpProxyOptions {
+  /**
+   * Sees every chunk a client sends, with its connection's number (from 0). Returning bytes
+   * answers the client with them instead of forwarding, and closes that connection at both
+   * ends: a server that dies in the middle of a conversation.
+   */
+  intercept?: (bytes: Uint8Array, connection: number) => Uint8Array | undefined
 }
 
 function send(to: Socket<Side>, bytes: Uint8Array) {
@@ -39,10 +52,11 @@ function flush(s: Socket<Side>) {
   }
 }
 
-export async function tcpProxy(target: { hostname: string; port: number }): Promise<TcpProxy> {
+export async function tcpProxy(target: { hostname: string; port: number }, opts: TcpProxyOptions = {}): Promise<TcpProxy> {
   const open = new Set<Socket<Side>>()
   let listener: TCPSocketListener<Side> | undefined
   let port = 0
+  let connections = 0
 
   const listen = () => {
     listener = Bun.listen<Side>({
@@ -50,7 +64,7 @@ export async function tcpProxy(target: { hostname: string; port: number }): Prom
       port,
       socket: {
         open(client) {
-          client.data = { pending: [] }
+          client.data = { pending: [], index: connections++ }
           open.add(client)
           void Bun.connect<Side>({
             hostname: target.hostname,
@@ -80,6 +94,13 @@ export async function tcpProxy(target: { hostname: string; port: number }): Prom
           }).catch(() => client.end())
         },
         data(client, bytes) {
+          const answer = opts.intercept?.(bytes, client.data.index!)
+          if (answer) {
+            send(client, answer)
+            client.end()
+            client.data.peer?.end()
+            return
+          }
           const up = client.data.peer
           if (up) send(up, bytes)
           else client.data.pending.push(bytes)
@@ -107,6 +128,9 @@ export async function tcpProxy(target: { hostname: string; port: number }): Prom
   return {
     get port() {
       return port
+    },
+    get connections() {
+      return connections
     },
     cut,
     restore() {

@@ -1,6 +1,6 @@
-import type { TxSql } from '../../db/connect.ts'
+import type { Fragment, TxSql } from '../../db/connect.ts'
 import type { Deps } from '../../deps.ts'
-import type { Channel, Fragment } from '../notifications/channel.ts'
+import type { Channel } from '../notifications/channel.ts'
 
 /**
  * E-mail as a notification channel: one outbox row per written notification whose owner wants

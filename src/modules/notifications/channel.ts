@@ -1,8 +1,6 @@
 import type { Fragment, TxSql } from '../../db/connect.ts'
 import type { Deps } from '../../deps.ts'
 
-export type { Fragment }
-
 /*
  * A delivery channel besides the inbox and the live stream (e-mail today; web push or an LTI/IM
  * bridge would each be one more file implementing this in its own module, plus a line in the

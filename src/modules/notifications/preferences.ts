@@ -1,5 +1,4 @@
-import type { Sql, TxSql } from '../../db/connect.ts'
-import type { Fragment } from './channel.ts'
+import type { Fragment, Sql, TxSql } from '../../db/connect.ts'
 import { defaultOn, TYPE_NAMES, typesOnByDefault, type NotificationType } from './types.ts'
 
 /*
