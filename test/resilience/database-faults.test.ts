@@ -6,7 +6,7 @@ import { scratchDatabase, startService, type ServiceProcess } from '../support/p
 import { DAY, bulkJoin, bulkStudents, createHomework, eventsOf, plus } from '../support/reminders.ts'
 import { signUp } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
-import { load, tcpProxy, timed, type Sample, type TcpProxy } from './support.ts'
+import { databaseProxy, load, timed, type Sample, type TcpProxy } from './support.ts'
 
 const JWT_SECRET = 'resilience-test-secret-resilience-test-secret'
 
@@ -114,12 +114,10 @@ describe.skipIf(!process.env.DATABASE_URL)('database faults (real PostgreSQL, re
     let sql: Sql
     beforeAll(async () => {
       db = await scratchDatabase('cls_outage')
-      const url = new URL(db.url)
-      proxy = await tcpProxy({ hostname: url.hostname, port: Number(url.port || 5432) })
-      const viaProxy = new URL(db.url)
-      viaProxy.port = String(proxy.port)
+      const via = await databaseProxy(db.url)
+      proxy = via.proxy
       svc = await startService({
-        env: { DATABASE_URL: viaProxy.toString(), JWT_SECRET, DB_POOL_MAX: '10', REMINDER_SCAN_CRON: '*/2 * * * * *' },
+        env: { DATABASE_URL: via.url, JWT_SECRET, DB_POOL_MAX: '10', REMINDER_SCAN_CRON: '*/2 * * * * *' },
       })
       sql = postgres(db.url, { max: 2, onnotice: () => {} })
     }, 60_000)

@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from 'bun:test'
 import postgres from 'postgres'
-import { tcpProxy } from './support.ts'
+import { databaseProxy } from './support.ts'
 
 /*
  * postgres.js fetches the array types as the first statement of every new connection
@@ -37,16 +37,12 @@ afterAll(() => void process.off('unhandledRejection', onUnhandled))
 test.skipIf(!process.env.DATABASE_URL)(
   'a backend terminated while a new connection fetches its array types: no unhandled rejection, and the reconnect serves the query',
   async () => {
-    const target = new URL(process.env.DATABASE_URL!)
     // The first connection dies when it asks for the array types; later ones pass through.
     let killed = 0
-    const proxy = await tcpProxy({ hostname: target.hostname, port: Number(target.port || 5432) }, {
+    const { proxy, url } = await databaseProxy(process.env.DATABASE_URL!, {
       intercept: (bytes, connection) => (connection === 0 && Buffer.from(bytes).includes('typcategory') ? (killed++, terminatedByAdministrator()) : undefined),
     })
-    const via = new URL(target)
-    via.hostname = '127.0.0.1'
-    via.port = String(proxy.port)
-    const sql = postgres(via.toString(), { max: 1, onnotice: () => {} })
+    const sql = postgres(url, { max: 1, onnotice: () => {} })
     try {
       const outcome = await sql`select 1 as one`.then(
         (rows) => [...rows],

@@ -140,7 +140,17 @@ export async function tcpProxy(target: { hostname: string; port: number }, opts:
   }
 }
 
-/** Registers and logs in a user over HTTP; returns its bearer token. */
+/** A proxy in front of the PostgreSQL at `databaseUrl`, and that URL pointed at the proxy. */
+export async function databaseProxy(databaseUrl: string, opts: TcpProxyOptions = {}): Promise<{ proxy: TcpProxy; url: string }> {
+  const target = new URL(databaseUrl)
+  const proxy = await tcpProxy({ hostname: target.hostname, port: Number(target.port || 5432) }, opts)
+  const via = new URL(databaseUrl)
+  via.hostname = '127.0.0.1'
+  via.port = String(proxy.port)
+  return { proxy, url: via.toString() }
+}
+
+/** One timed request: when it started, its status and envelope code, and how long it took. */
 export interface Sample {
   at: number
   status: number
