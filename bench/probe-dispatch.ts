@@ -59,6 +59,25 @@ async function seedMoocStart(count: number) {
 
 const setupDue = (count: number) => (process.env.PROBE_MOOC === '1' ? seedMoocStart(count) : seedDueEvents(admin, now, count))
 
+/*
+ * PROBE_STATIO=1: the shared-buffer misses (blocks read from the OS) and hits of each table and
+ * index during the dispatch, from pg_statio_* (the dispatching backends report them as they exit).
+ */
+async function statio() {
+  await admin`select pg_stat_clear_snapshot()`
+  const rows = await admin<{ name: string; read: number; hit: number }[]>`
+    select relname as name, coalesce(heap_blks_read, 0)::int as read, coalesce(heap_blks_hit, 0)::int as hit from pg_statio_user_tables
+    union all
+    select indexrelname, coalesce(idx_blks_read, 0)::int, coalesce(idx_blks_hit, 0)::int from pg_statio_user_indexes`
+  return new Map(rows.map((r) => [r.name, r]))
+}
+async function printStatio(before: Map<string, { read: number; hit: number }>) {
+  await Bun.sleep(1100) // the exited backends' counters reach the shared statistics
+  const after = await statio()
+  const rows = [...after].map(([name, a]) => ({ name, read: a.read - (before.get(name)?.read ?? 0), hit: a.hit - (before.get(name)?.hit ?? 0) }))
+  for (const r of rows.filter((x) => x.read + x.hit > 0).sort((x, y) => y.read - x.read)) console.log(`  ${r.name}: read ${r.read}, hit ${r.hit}`)
+}
+
 await restore(admin, anchor)
 if (process.env.PROBE_SETUP_ONLY) {
   console.log('due', await setupDue(events), 'now', now().toISOString())
@@ -73,10 +92,14 @@ for (let r = 0; r < repeat; r++) {
   const max = workers ?? 2
   const pools = Array.from({ length: dispatchers }, () => postgres(url, { onnotice: () => {}, max }) as unknown as Sql)
   const pids = [...new Set((await Promise.all(pools.flatMap((p) => Array.from({ length: max }, async () => (await p<{ pid: number }[]>`select pg_backend_pid() as pid, pg_sleep(0.1)`)[0]!.pid)))))]
-  const ticks = () => pids.reduce((n, pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return n + Number(f[11]) + Number(f[12]) }, 0)
+  // Clock ticks of the dispatching backends: user and system time apart.
+  const split = () => pids.reduce((n, pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return { user: n.user + Number(f[11]), sys: n.sys + Number(f[12]) } }, { user: 0, sys: 0 })
+  const ticks = () => { const s = split(); return s.user + s.sys }
   const perf = process.env.PROBE_PERF ? Bun.spawn(['perf', 'record', '-g', '-F', '4999', '-o', process.env.PROBE_PERF, '-p', pids.join(',')], { stdout: 'ignore', stderr: 'ignore' }) : null
   if (perf) await Bun.sleep(300)
+  const io0 = process.env.PROBE_STATIO === '1' ? await statio() : null
   const t0 = ticks()
+  const s0 = split()
   const c0 = process.cpuUsage()
   const t = now()
   const [lsn0] = await admin<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`
@@ -86,14 +109,17 @@ for (let r = 0; r < repeat; r++) {
   // WAL written meanwhile (the whole server's; nothing else writes during a probe), per event.
   const [wal] = await admin<{ bytes: number }[]>`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${lsn0!.lsn}::pg_lsn)::float8 as bytes`
   const backendMs = (ticks() - t0) * 10
+  const s1 = split()
+  const sysMs = (s1.sys - s0.sys) * 10
   if (perf) { perf.kill('SIGINT'); await perf.exited }
   const c1 = process.cpuUsage(c0)
   const bunMs = (c1.user + c1.system) / 1000
   for (const p of pools) await p.end({ timeout: 5 })
+  if (io0) await printStatio(io0)
   const sent = runs.reduce((n, x) => n + x.sent, 0)
   const canceled = runs.reduce((n, x) => n + x.canceled, 0)
   if (process.env.PROBE_NOCHECK === '1') {
-    console.log(`run ${r + 1}: ${dispatchers}x${workers ?? 'default'} workers: sent ${sent} + canceled ${canceled} in ${seconds.toFixed(2)} s = ${((sent + canceled) / seconds).toFixed(0)} events/s; CPU backend ${backendMs} ms + bun ${bunMs.toFixed(0)} ms; WAL ${(wal!.bytes / (sent + canceled)).toFixed(0)} B/event; load ${loadavg()[0]!.toFixed(2)}`)
+    console.log(`run ${r + 1}: ${dispatchers}x${workers ?? 'default'} workers: sent ${sent} + canceled ${canceled} in ${seconds.toFixed(2)} s = ${((sent + canceled) / seconds).toFixed(0)} events/s; CPU backend ${backendMs} ms (sys ${sysMs}) + bun ${bunMs.toFixed(0)} ms; WAL ${(wal!.bytes / (sent + canceled)).toFixed(0)} B/event; load ${loadavg()[0]!.toFixed(2)}`)
   } else {
   const [n] = await admin<{ notifications: number; left: number; dup: number; counters_ok: boolean }[]>`
     select (select count(*) from notifications where delivered_at > ${anchor} and notification_type = 'HOMEWORK_REMINDER')::int as notifications,
@@ -118,7 +144,7 @@ for (let r = 0; r < repeat; r++) {
                         where p.user_id = n.user_id and p.channel = 'email' and p.notification_type = n.notification_type), true)`
     console.log(`  outbox rows ${outbox!.n} (expected ${want!.n})${outbox!.n === want!.n ? '' : ' OUTBOX OFF'}`)
   }
-  console.log(`run ${r + 1}: due ${due}, ${dispatchers} dispatcher(s), batch ${batch ?? 'default'}, workers ${workers ?? 'default'}: sent ${sent} + canceled ${canceled} in ${seconds.toFixed(2)} s = ${((sent + canceled) / seconds).toFixed(0)} events/s; CPU backend ${backendMs} ms + bun ${bunMs.toFixed(0)} ms = ${(((sent + canceled) / (backendMs + bunMs)) * 1000).toFixed(0)} events per CPU-second; notifications ${n!.notifications}, left ${n!.left}, dup ${n!.dup}, counters ok ${n!.counters_ok}; load ${loadavg()[0]!.toFixed(2)}`)
+  console.log(`run ${r + 1}: due ${due}, ${dispatchers} dispatcher(s), batch ${batch ?? 'default'}, workers ${workers ?? 'default'}: sent ${sent} + canceled ${canceled} in ${seconds.toFixed(2)} s = ${((sent + canceled) / seconds).toFixed(0)} events/s; CPU backend ${backendMs} ms (sys ${sysMs}) + bun ${bunMs.toFixed(0)} ms = ${(((sent + canceled) / (backendMs + bunMs)) * 1000).toFixed(0)} events per CPU-second; notifications ${n!.notifications}, left ${n!.left}, dup ${n!.dup}, counters ok ${n!.counters_ok}; load ${loadavg()[0]!.toFixed(2)}`)
   if (n!.left !== 0 || n!.notifications !== sent || sent + canceled !== due || n!.dup !== 0 || !n!.counters_ok) console.log('  BOOKKEEPING OFF')
     await admin`delete from email_outbox where created_at > ${anchor}`
   }
