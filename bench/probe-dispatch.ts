@@ -94,12 +94,11 @@ for (let r = 0; r < repeat; r++) {
   const pids = [...new Set((await Promise.all(pools.flatMap((p) => Array.from({ length: max }, async () => (await p<{ pid: number }[]>`select pg_backend_pid() as pid, pg_sleep(0.1)`)[0]!.pid)))))]
   // Clock ticks of the dispatching backends: user and system time apart.
   const split = () => pids.reduce((n, pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return { user: n.user + Number(f[11]), sys: n.sys + Number(f[12]) } }, { user: 0, sys: 0 })
-  const ticks = () => { const s = split(); return s.user + s.sys }
   const perf = process.env.PROBE_PERF ? Bun.spawn(['perf', 'record', '-g', '-F', '4999', '-o', process.env.PROBE_PERF, '-p', pids.join(',')], { stdout: 'ignore', stderr: 'ignore' }) : null
   if (perf) await Bun.sleep(300)
   const io0 = process.env.PROBE_STATIO === '1' ? await statio() : null
-  const t0 = ticks()
   const s0 = split()
+  const t0 = s0.user + s0.sys
   const c0 = process.cpuUsage()
   const t = now()
   const [lsn0] = await admin<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`
@@ -108,8 +107,8 @@ for (let r = 0; r < repeat; r++) {
   const seconds = (performance.now() - started) / 1000
   // WAL written meanwhile (the whole server's; nothing else writes during a probe), per event.
   const [wal] = await admin<{ bytes: number }[]>`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${lsn0!.lsn}::pg_lsn)::float8 as bytes`
-  const backendMs = (ticks() - t0) * 10
   const s1 = split()
+  const backendMs = (s1.user + s1.sys - t0) * 10
   const sysMs = (s1.sys - s0.sys) * 10
   if (perf) { perf.kill('SIGINT'); await perf.exited }
   const c1 = process.cpuUsage(c0)
