@@ -92,3 +92,6 @@ export async function mirrored<T>(measures: readonly (() => Promise<T>)[], round
   for (let r = 0; r < rounds; r++) for (const i of order) runs[i]!.push(await measures[i]!())
   return runs
 }
+
+/** The mean of `mirrored`'s runs of one measure. */
+export const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length

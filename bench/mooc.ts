@@ -20,7 +20,7 @@ import { channelsOn } from '../src/channels.ts'
 import { dispatch } from '../src/modules/reminders/dispatch.ts'
 import { fanoutOf } from '../src/fanout.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
-import { mirrored, readRate, runLoad, summarise, type PreparedRequest } from './load.ts'
+import { mean, mirrored, readRate, runLoad, summarise, type PreparedRequest } from './load.ts'
 import { benchLogin, datasetSizes, ensureSeeded, moocFixtures, restore } from './seed.ts'
 import { countingPool } from './sqlstats.ts'
 import { startServer, withRss } from './wrk.ts'
@@ -149,7 +149,6 @@ const prepared = (calls: { method: string; path: string; token: string; body?: u
 type ReadRate = { rps: number; p50: number }
 async function mirroredReads<const T extends readonly (readonly [path: string, token: string])[]>(reads: T): Promise<{ [K in keyof T]: ReadRate }> {
   const runs = await mirrored(reads.map(([path, token]) => () => readRate(base + path, token, READ_SECONDS)), READ_ROUNDS)
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
   return runs.map((r) => ({ rps: mean(r.map((x) => x.rps)), p50: mean(r.map((x) => x.p50)) })) as { [K in keyof T]: ReadRate }
 }
 

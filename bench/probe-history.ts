@@ -30,7 +30,7 @@ import type { Sql, TxSql } from '../src/db/connect.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { uuidV7 } from '../src/db/uuid-v7.ts'
 import { purgeReadNotifications } from '../src/modules/notifications/retention.ts'
-import { mirrored, readRate } from './load.ts'
+import { mean, mirrored, readRate } from './load.ts'
 import { BENCH_PASSWORD, benchLogin } from './seed.ts'
 import { startServer, type Server } from './wrk.ts'
 
@@ -179,7 +179,6 @@ try {
 
   for (const [what, path] of [['GET /notifications', '/notifications'], ['GET /notifications?unreadOnly=true', '/notifications?unreadOnly=true']] as const) {
     const [bs, ss] = await mirrored([() => rate(bigServer!, bigToken, path), () => rate(smallServer!, smallToken, path)], 2)
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
     const [b, s] = [mean(bs!), mean(ss!)]
     log(`${what}: ${expected.toLocaleString('en-US')} rows ${bs!.map((x) => x.toFixed(0)).join(', ')}; 10,000 rows ${ss!.map((x) => x.toFixed(0)).join(', ')} req/s`)
     report(`${what} at ${expected.toLocaleString('en-US')} notifications`, '≥ 0.9 × the same inbox in a table of 10,000 rows',
