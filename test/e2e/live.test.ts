@@ -58,6 +58,68 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
     await tab.context.close()
   }, 60_000)
 
+  test('a reminder delivered while the homework list and the count are still loading lights the dot once they load', async () => {
+    // The lists' answers were written before the reminder went out and reach the page after its
+    // counts: they must not put the old counts back (before, the dot never lit: nothing to set
+    // the count on while the list loaded, then the old answer landed and the stream had spoken).
+    const sql = ctx.server.deps.sql
+    const [teacher, student] = await Promise.all([signUp(ctx.server.api, 'TEACHER'), signUp(ctx.server.api)])
+    const course = await insertCourse(sql, teacher.id, 'Slow list course')
+    await addStudent(sql, course.id, student.id)
+    const { pointId } = await insertPoint(sql, course.id)
+    const now = new Date()
+    const startAt = plus(now, HOUR)
+    await createHomework(sql, course.id, pointId, { title: 'Slow list homework', startAt, dueAt: plus(now, 3 * DAY) }, now)
+
+    const tab = await openTab(ctx.browser, ctx.server.baseUrl)
+    const { page } = tab
+    await page.addInitScript(() => {
+      const seen: unknown[] = ((window as any).__streamCounts = [])
+      const Original = window.EventSource
+      window.EventSource = class extends Original {
+        constructor(url: string | URL, init?: EventSourceInit) {
+          super(url, init)
+          this.addEventListener('counts', (e) => seen.push(JSON.parse((e as MessageEvent).data)))
+        }
+      } as typeof EventSource
+    })
+    // Until released, each answer of the homework list and of the unread count is fetched from
+    // the service at once (before the reminder) and handed to the page later.
+    let release!: () => void
+    const released = new Promise<void>((r) => (release = r))
+    let held = 0
+    let holding = true
+    let answered!: () => void
+    const firstAnswered = new Promise<void>((r) => (answered = r))
+    const hold = async (route: import('playwright-core').Route) => {
+      // Answers fetched once one is held are fresh ones (made again): let them through.
+      if (!holding) return route.continue()
+      held++
+      const response = await route.fetch()
+      answered()
+      await released
+      await route.fulfill({ response })
+    }
+    await page.route('**/core/api/v1/homeworks/mine**', hold)
+    await page.route('**/core/api/v1/notifications?unreadOnly=true*', hold)
+    await page.goto('/login?next=/homeworks')
+    await loginViaUi(page, student.username)
+    await waitForPath(page, '/homeworks')
+    await page.waitForFunction(() => (window as any).__streamCounts?.length > 0, undefined, { timeout: 10_000 })
+    await firstAnswered
+    holding = false
+
+    await dispatch(sql, startAt)
+    await page.waitForFunction(() => (window as any).__streamCounts.some((c: { unreadReminderCount: number }) => c.unreadReminderCount === 1), undefined, { timeout: 10_000 })
+    release()
+    expect(held).toBeGreaterThan(0)
+    await page.getByTestId('reminder-dot').waitFor({ state: 'attached', timeout: 5000 })
+    await page.getByTestId('unread-count').getByText('1', { exact: false }).waitFor({ timeout: 5000 })
+    await page.getByText('Slow list homework').first().waitFor()
+    expectNoErrors(tab)
+    await tab.context.close()
+  }, 60_000)
+
   test('the settings page shows and saves the e-mail preferences', async () => {
     const student = await signUp(ctx.server.api)
     const tab = await openTab(ctx.browser, ctx.server.baseUrl)

@@ -17,10 +17,20 @@ interface Counts {
   unreadReminderCount: number
 }
 
+/** The queries a `counts` event updates: the inbox count and the homework lists (the red dot). */
+const countedBy = (key: readonly unknown[]) =>
+  (key[0] === 'notifications' && key[1] === 'unread-count') || (key[0] === 'homeworks' && (key[1] === 'mine' || key[1] === 'course'))
+
 function applyCounts(qc: QueryClient, c: Counts) {
   qc.setQueryData(keys.unreadCount, c.unreadCount)
   qc.setQueriesData<HomeworkList>({ queryKey: ['homeworks', 'mine'] }, (old) => (old ? { ...old, unreadReminderCount: c.unreadReminderCount } : old))
   qc.setQueriesData<HomeworkList>({ queryKey: ['homeworks', 'course'] }, (old) => (old ? { ...old, unreadReminderCount: c.unreadReminderCount } : old))
+  // A fetch still in flight was answered before these counts: its answer would overwrite them,
+  // and a list still loading has no data to set them on. Such fetches are dropped and made again.
+  const inFlight = qc.getQueryCache().findAll({ predicate: (q) => q.state.fetchStatus === 'fetching' && countedBy(q.queryKey) })
+  if (inFlight.length === 0) return
+  const again = (q: { queryHash: string }) => inFlight.some((f) => f.queryHash === q.queryHash)
+  void qc.cancelQueries({ predicate: again }).then(() => qc.refetchQueries({ predicate: again, type: 'active' }))
 }
 
 /** Opens the stream while mounted; returns whether it is connected (polling is the fallback). */
