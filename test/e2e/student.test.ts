@@ -3,7 +3,8 @@ import { deflateSync } from 'node:zlib'
 import type { Browser, Page } from 'playwright-core'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
-import { eventually, expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, OffsetClock, openTab, startServer, type Server, type Tab } from './support.ts'
+import { eventually } from '../support/wait.ts'
+import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, OffsetClock, openTab, startServer, type Server, type Tab } from './support.ts'
 
 /**
  * The student side of issue 14 in Chromium against the real service, at phone width: the
@@ -211,7 +212,7 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     await essayLink.click()
     await p.waitForURL(/module=homework/)
     // The homework list may still be loading when the URL changes.
-    await eventually(() => p.locator('[data-task-id]', { hasText: 'Essay: the second law' }).count(), 1)
+    await eventually(async () => expect(await p.locator('[data-task-id]', { hasText: 'Essay: the second law' }).count()).toBe(1))
     expect(await p.locator('section.section').count()).toBe(1)
 
     // Not started: when it opens, no answer form.
@@ -233,7 +234,7 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     await progress.waitFor()
     // Two homework tasks and the experiment can be handed in; the reading cannot (one total
     // with the gradebook, issue 29.5).
-    await eventually(() => progress.locator('dd').first().textContent(), '3')
+    await eventually(async () => expect(await progress.locator('dd').first().textContent()).toBe('3'))
     await check(p, 'workspace grades')
     expectNoErrors(t)
   }, 120_000)

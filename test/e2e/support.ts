@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect } from 'bun:test'
+import { afterAll, beforeAll } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core'
 import type { Clock } from '../../src/lib/clock.ts'
@@ -130,21 +130,6 @@ export async function expectAccessible(page: Page, label: string) {
   if (violations.length) {
     throw new Error(`Accessibility violations on ${label} (${page.url()}):\n${violations.map((v) => `  [${v.impact}] ${v.id}: ${v.help}\n    ${v.nodes.join('\n    ')}`).join('\n')}`)
   }
-}
-
-/**
- * Reads `read` until it gives `expected` (deep equality), then returns; after `timeoutMs` it
- * asserts on the last value, so the failure shows what the page had. For a count or a text that a
- * query still loading renders later (a `count()` or `textContent()` does not wait).
- */
-export async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 15_000): Promise<void> {
-  const until = performance.now() + timeoutMs
-  let last = await read()
-  while (!Bun.deepEquals(last, expected) && performance.now() < until) {
-    await Bun.sleep(50)
-    last = await read()
-  }
-  expect(last).toEqual(expected)
 }
 
 export function expectNoErrors(tab: Tab) {
