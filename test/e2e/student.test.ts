@@ -226,7 +226,7 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     // The gradebook's answer comes after the learning tree's (as on a busy box): the progress
     // shows "…" until it does, and the total once it has.
     await p.route(`**/core/api/v1/courses/${course.id}/learning/overview`, async (route) => {
-      await Bun.sleep(1000)
+      await Bun.sleep(1000) // the scenario: a slow answer, not a wait for state
       await route.continue()
     })
     await p.goto(`/courses/${course.id}?module=grades`)
