@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import type { Page, Route } from 'playwright-core'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { signUp } from '../support/harness.ts'
@@ -13,35 +14,43 @@ import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, wai
 describe.skipIf(!hasChromium)('web front end in Chromium: live updates and settings', () => {
   const ctx = serverAndBrowser()
 
-  test('the red dot lights up without a reload when a reminder is delivered', async () => {
+  /**
+   * A student of a course whose homework opens in an hour, and a tab that records the counts its
+   * live stream receives (`window.__streamCounts`), so a test can wait for the stream's first.
+   */
+  async function homeworkAnHourAway(title: string) {
     const sql = ctx.server.deps.sql
     const [teacher, student] = await Promise.all([signUp(ctx.server.api, 'TEACHER'), signUp(ctx.server.api)])
-    const course = await insertCourse(sql, teacher.id, 'Live course')
+    const course = await insertCourse(sql, teacher.id, `${title} course`)
     await addStudent(sql, course.id, student.id)
     const { pointId } = await insertPoint(sql, course.id)
     const now = new Date()
     const startAt = plus(now, HOUR)
-    await createHomework(sql, course.id, pointId, { title: 'Live homework', startAt, dueAt: plus(now, 3 * DAY) }, now)
-
+    await createHomework(sql, course.id, pointId, { title, startAt, dueAt: plus(now, 3 * DAY) }, now)
     const tab = await openTab(ctx.browser, ctx.server.baseUrl)
-    const { page } = tab
-    // The page's stream events are recorded, so the test can wait for the stream's first counts.
-    await page.addInitScript(() => {
-      const seen: string[] = ((window as any).__streamEvents = [])
+    await tab.page.addInitScript(() => {
+      const seen: unknown[] = ((window as any).__streamCounts = [])
       const Original = window.EventSource
       window.EventSource = class extends Original {
         constructor(url: string | URL, init?: EventSourceInit) {
           super(url, init)
-          this.addEventListener('counts', () => seen.push('counts'))
+          this.addEventListener('counts', (e) => seen.push(JSON.parse((e as MessageEvent).data)))
         }
       } as typeof EventSource
     })
+    return { sql, student, startAt, tab, page: tab.page }
+  }
+
+  const firstCounts = (page: Page) => page.waitForFunction(() => (window as any).__streamCounts?.length > 0, undefined, { timeout: 10_000 })
+
+  test('the red dot lights up without a reload when a reminder is delivered', async () => {
+    const { sql, student, startAt, tab, page } = await homeworkAnHourAway('Live homework')
     await page.goto('/login?next=/homeworks')
     await loginViaUi(page, student.username)
     await waitForPath(page, '/homeworks')
     expect(await page.getByTestId('reminder-dot').count()).toBe(0)
     // The stream is open (its first counts arrived) before the reminder goes out.
-    await page.waitForFunction(() => (window as any).__streamEvents?.includes('counts'), undefined, { timeout: 10_000 })
+    await firstCounts(page)
 
     const sent = performance.now()
     await dispatch(sql, startAt)
@@ -63,27 +72,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
     // The lists' answers were written before the reminder went out and reach the page after its
     // counts: they must not put the old counts back (before, the dot never lit: nothing to set
     // the count on while the list loaded, then the old answer landed and the stream had spoken).
-    const sql = ctx.server.deps.sql
-    const [teacher, student] = await Promise.all([signUp(ctx.server.api, 'TEACHER'), signUp(ctx.server.api)])
-    const course = await insertCourse(sql, teacher.id, 'Slow list course')
-    await addStudent(sql, course.id, student.id)
-    const { pointId } = await insertPoint(sql, course.id)
-    const now = new Date()
-    const startAt = plus(now, HOUR)
-    await createHomework(sql, course.id, pointId, { title: 'Slow list homework', startAt, dueAt: plus(now, 3 * DAY) }, now)
-
-    const tab = await openTab(ctx.browser, ctx.server.baseUrl)
-    const { page } = tab
-    await page.addInitScript(() => {
-      const seen: unknown[] = ((window as any).__streamCounts = [])
-      const Original = window.EventSource
-      window.EventSource = class extends Original {
-        constructor(url: string | URL, init?: EventSourceInit) {
-          super(url, init)
-          this.addEventListener('counts', (e) => seen.push(JSON.parse((e as MessageEvent).data)))
-        }
-      } as typeof EventSource
-    })
+    const { sql, student, startAt, tab, page } = await homeworkAnHourAway('Slow list homework')
     // Until released, each answer of the homework list and of the unread count is fetched from
     // the service at once (before the reminder) and handed to the page later.
     let release!: () => void
@@ -92,7 +81,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
     let holding = true
     let answered!: () => void
     const firstAnswered = new Promise<void>((r) => (answered = r))
-    const hold = async (route: import('playwright-core').Route) => {
+    const hold = async (route: Route) => {
       // Answers fetched once one is held are fresh ones (made again): let them through.
       if (!holding) return route.continue()
       held++
@@ -106,7 +95,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
     await page.goto('/login?next=/homeworks')
     await loginViaUi(page, student.username)
     await waitForPath(page, '/homeworks')
-    await page.waitForFunction(() => (window as any).__streamCounts?.length > 0, undefined, { timeout: 10_000 })
+    await firstCounts(page)
     await firstAnswered
     holding = false
 
@@ -116,7 +105,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: live updates and setti
     expect(held).toBeGreaterThan(0)
     await page.getByTestId('reminder-dot').waitFor({ state: 'attached', timeout: 5000 })
     await page.getByTestId('unread-count').getByText('1', { exact: false }).waitFor({ timeout: 5000 })
-    await page.getByText('Slow list homework').first().waitFor()
+    await page.getByText('Slow list homework', { exact: true }).first().waitFor()
     expectNoErrors(tab)
     await tab.context.close()
   }, 60_000)
