@@ -166,7 +166,9 @@ describe('calendar feed', () => {
 
   test('PUBLIC_URL is the base of the feed URL and of event links', async () => {
     const { testApp } = await import('../support/harness.ts')
-    const ctx = await testApp({ config: { publicUrl: 'https://learn.example.edu' } })
+    // The same clock as the world's: its sessions were made at that time, and on the system
+    // clock they expire a week after it (this test began to fail on 30 Nov 2026).
+    const ctx = await testApp({ clock, config: { publicUrl: 'https://learn.example.edu' } })
     const r = await ctx.api.get('/me/calendar', { token: w.student.token })
     expect(r.data.url.startsWith('https://learn.example.edu/calendar/')).toBe(true)
     const text = await (await ctx.app.handle(new Request(r.data.url.replace('https://learn.example.edu', 'http://localhost')))).text()
