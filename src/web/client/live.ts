@@ -1,4 +1,4 @@
-import { useQueryClient, type QueryClient } from '@tanstack/react-query'
+import { useQueryClient, type Query, type QueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { API_BASE } from './api.ts'
 import { keys } from './queries.ts'
@@ -17,19 +17,19 @@ interface Counts {
   unreadReminderCount: number
 }
 
-/** The queries a `counts` event updates: the inbox count and the homework lists (the red dot). */
-const countedBy = (key: readonly unknown[]) =>
-  (key[0] === 'notifications' && key[1] === 'unread-count') || (key[0] === 'homeworks' && (key[1] === 'mine' || key[1] === 'course'))
+/** The homework lists (the red dot's `unreadReminderCount`): the student's and each course's. */
+const HOMEWORK_LISTS = [['homeworks', 'mine'], ['homeworks', 'course']] as const
 
 function applyCounts(qc: QueryClient, c: Counts) {
   qc.setQueryData(keys.unreadCount, c.unreadCount)
-  qc.setQueriesData<HomeworkList>({ queryKey: ['homeworks', 'mine'] }, (old) => (old ? { ...old, unreadReminderCount: c.unreadReminderCount } : old))
-  qc.setQueriesData<HomeworkList>({ queryKey: ['homeworks', 'course'] }, (old) => (old ? { ...old, unreadReminderCount: c.unreadReminderCount } : old))
+  for (const queryKey of HOMEWORK_LISTS) {
+    qc.setQueriesData<HomeworkList>({ queryKey }, (old) => (old ? { ...old, unreadReminderCount: c.unreadReminderCount } : old))
+  }
   // A fetch still in flight was answered before these counts: its answer would overwrite them,
   // and a list still loading has no data to set them on. Such fetches are dropped and made again.
-  const inFlight = qc.getQueryCache().findAll({ predicate: (q) => q.state.fetchStatus === 'fetching' && countedBy(q.queryKey) })
+  const inFlight = [keys.unreadCount, ...HOMEWORK_LISTS].flatMap((queryKey) => qc.getQueryCache().findAll({ queryKey, fetchStatus: 'fetching' }))
   if (inFlight.length === 0) return
-  const again = (q: { queryHash: string }) => inFlight.some((f) => f.queryHash === q.queryHash)
+  const again = (q: Query) => inFlight.includes(q)
   void qc.cancelQueries({ predicate: again }).then(() => qc.refetchQueries({ predicate: again, type: 'active' }))
 }
 
