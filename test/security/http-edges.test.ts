@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { insertCourse } from '../support/fixtures.ts'
-import { signUp, testApp, testConfig } from '../support/harness.ts'
+import { signUp, teacherWithCourse, testApp, testConfig } from '../support/harness.ts'
 import { startService, type ServiceProcess } from '../support/processes.ts'
 
 /** A JWT signed by hand (HMAC with the given hash), so the test does not lean on a library. */
@@ -55,16 +55,17 @@ describe('HTTP edges (issue 17)', async () => {
   })
 })
 
-describe.skipIf(!process.env.DATABASE_URL)('HTTP edges on a real server (issue 17)', () => {
+// On both databases: in the embedded pass the process runs the embedded default in a DATA_DIR of
+// its own, and the teacher and course are made over HTTP.
+describe('HTTP edges on a real server (issue 17)', () => {
   let svc: ServiceProcess
   let token = ''
   let courseId = ''
   beforeAll(async () => {
-    svc = await startService({ env: { DATABASE_URL: process.env.DATABASE_URL, JWT_SECRET: testConfig().jwtSecret, MAX_UPLOAD_BYTES: '4096' } })
-    const { api, deps } = await testApp()
-    const t = await signUp(api, 'TEACHER')
-    token = t.token
-    courseId = (await insertCourse(deps.sql, t.id)).id
+    svc = await startService({ env: { JWT_SECRET: testConfig().jwtSecret, MAX_UPLOAD_BYTES: '4096' } })
+    const made = await teacherWithCourse(svc.api)
+    token = made.teacher.token
+    courseId = made.courseId
   }, 120_000)
   afterAll(async () => {
     await svc?.stop()
