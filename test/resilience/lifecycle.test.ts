@@ -33,10 +33,20 @@ async function keepAlive(port: number) {
   }
 }
 
-describe.skipIf(!process.env.DATABASE_URL)('process lifecycle (real PostgreSQL, real process)', () => {
+/**
+ * The process's database: a scratch database of the PostgreSQL pass, or (embedded pass) none, so
+ * the process runs the embedded default in its own DATA_DIR, as the README's quick start does.
+ */
+async function processDatabase(name: string): Promise<{ env: { DATABASE_URL?: string }; drop: () => Promise<unknown> }> {
+  if (!process.env.DATABASE_URL) return { env: {}, drop: async () => {} }
+  const db = await scratchDatabase(name)
+  return { env: { DATABASE_URL: db.url }, drop: () => db.drop() }
+}
+
+describe('process lifecycle (real process, on both databases)', () => {
   test('a second process on a port in use stops with a clear message and a non-zero exit', async () => {
-    const db = await scratchDatabase('cls_port')
-    const env = { DATABASE_URL: db.url, JWT_SECRET, REMINDER_SCAN_CRON: 'off' }
+    const db = await processDatabase('cls_port')
+    const env = { ...db.env, JWT_SECRET, REMINDER_SCAN_CRON: 'off' }
     const first = await startService({ env })
     let second: ServiceProcess | undefined
     try {
@@ -55,8 +65,8 @@ describe.skipIf(!process.env.DATABASE_URL)('process lifecycle (real PostgreSQL, 
   }, 60_000)
 
   test('SIGTERM: not ready at once, kept-alive requests answered with Connection: close, exit by SHUTDOWN_TIMEOUT_SECONDS despite a running upload', async () => {
-    const db = await scratchDatabase('cls_drain')
-    const svc = await startService({ env: { DATABASE_URL: db.url, JWT_SECRET, REMINDER_SCAN_CRON: 'off', SHUTDOWN_TIMEOUT_SECONDS: '3', LOG_LEVEL: 'info' } })
+    const db = await processDatabase('cls_drain')
+    const svc = await startService({ env: { ...db.env, JWT_SECRET, REMINDER_SCAN_CRON: 'off', SHUTDOWN_TIMEOUT_SECONDS: '3', LOG_LEVEL: 'info' } })
     const conn = await keepAlive(svc.port)
     let trickle: ReturnType<typeof setInterval> | undefined
     try {
@@ -101,8 +111,8 @@ describe.skipIf(!process.env.DATABASE_URL)('process lifecycle (real PostgreSQL, 
   }, 60_000)
 
   test('SIGTERM with nothing in flight exits 0 well before the deadline', async () => {
-    const db = await scratchDatabase('cls_drain')
-    const svc = await startService({ env: { DATABASE_URL: db.url, JWT_SECRET, REMINDER_SCAN_CRON: 'off', SHUTDOWN_TIMEOUT_SECONDS: '20', LOG_LEVEL: 'info' } })
+    const db = await processDatabase('cls_drain')
+    const svc = await startService({ env: { ...db.env, JWT_SECRET, REMINDER_SCAN_CRON: 'off', SHUTDOWN_TIMEOUT_SECONDS: '20', LOG_LEVEL: 'info' } })
     try {
       const signalled = performance.now()
       svc.proc.kill('SIGTERM')
