@@ -64,6 +64,10 @@ const setupDue = (count: number) => (process.env.PROBE_MOOC === '1' ? seedMoocSt
  * index during the dispatch, from pg_statio_* (the dispatching backends report them as they exit).
  */
 async function statio() {
+  // The admin connections' own pending counters (the set-up's insert, analyze, checkpoint) are
+  // flushed first: a backend reports at most once a second, so they would land in the delta.
+  await Bun.sleep(1100)
+  await Promise.all([admin`select pg_sleep(0.05)`, admin`select pg_sleep(0.05)`])
   await admin`select pg_stat_clear_snapshot()`
   const rows = await admin<{ name: string; read: number; hit: number }[]>`
     select relname as name, coalesce(heap_blks_read, 0)::int as read, coalesce(heap_blks_hit, 0)::int as hit from pg_statio_user_tables
