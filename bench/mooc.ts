@@ -229,20 +229,30 @@ if (want('move')) {
 
 deps.emailEnabled = true // read per request (channelsOn), so the running app mails from here on
 if (want('dispatch')) {
-  await withFanout(() => call('POST', `/courses/${mooc.id}/learning/points/${points[0]}/tasks`, teacher, homework(200, true)))
-  await admin`analyze homework_reminder_events`
-  const now = clock.now()
-  const started = performance.now()
-  const r = await dispatch(db.sql, now, { channels: channelsOn(deps) })
-  const seconds = (performance.now() - started) / 1000
-  const [o] = await admin<{ outbox: number; notes: number }[]>`
-    select (select count(*) from email_outbox where created_at > ${anchor})::int as outbox,
-           (select count(*) from notifications where delivered_at > ${anchor})::int as notes`
-  const perS = (r.sent + r.canceled) / seconds
-  row({ key: 'dispatch', name: `dispatch ${(r.sent + r.canceled).toLocaleString('en-US')} START events (e-mail on for 10 %)`, target: '≥ 40,000 events/s, outbox rows included', before: '22,200 events/s',
-    value: `${Math.round(perS).toLocaleString('en-US')} events/s (${seconds.toFixed(2)} s; ${o!.notes} notifications, ${o!.outbox} outbox rows)`,
-    pass: perS >= 40_000 && o!.notes === r.sent && o!.outbox > 0 })
-  await cleanup()
+  // Three dispatches, each of a fresh homework on a vacuumed database (cleanup), the median
+  // judged as the other write rows are: one run on this 2-core box swings by ±15 %
+  // (bench/RESULTS-mooc.md, 2 Dec 2026), so a single run passed or failed by noise.
+  const rates: number[] = []
+  let exact = true
+  for (let i = 1; i <= 3; i++) {
+    await withFanout(() => call('POST', `/courses/${mooc.id}/learning/points/${points[0]}/tasks`, teacher, homework(200 + i, true)))
+    await admin`analyze homework_reminder_events`
+    const now = clock.now()
+    const started = performance.now()
+    const r = await dispatch(db.sql, now, { channels: channelsOn(deps) })
+    const seconds = (performance.now() - started) / 1000
+    const [o] = await admin<{ outbox: number; notes: number }[]>`
+      select (select count(*) from email_outbox where created_at > ${anchor})::int as outbox,
+             (select count(*) from notifications where delivered_at > ${anchor})::int as notes`
+    rates.push((r.sent + r.canceled) / seconds)
+    exact &&= o!.notes === r.sent && o!.outbox > 0 && r.sent + r.canceled === mooc.size
+    if (i === 3) {
+      row({ key: 'dispatch', name: `dispatch ${(r.sent + r.canceled).toLocaleString('en-US')} START events (e-mail on for 10 %)`, target: '≥ 40,000 events/s, outbox rows included (median of 3)', before: '22,200 events/s',
+        value: `${Math.round(median(rates)).toLocaleString('en-US')} events/s (${rates.map((x) => Math.round(x).toLocaleString('en-US')).join(' / ')}; last: ${seconds.toFixed(2)} s, ${o!.notes} notifications, ${o!.outbox} outbox rows)`,
+        pass: median(rates) >= 40_000 && exact })
+    }
+    await cleanup()
+  }
 }
 
 // ----- announcement ------------------------------------------------------------------------------

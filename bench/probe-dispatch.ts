@@ -88,14 +88,22 @@ if (process.env.PROBE_SETUP_ONLY) {
   await admin.end()
   process.exit(0)
 }
+const max = workers ?? 2
+/** The dispatching connections: `dispatchers` pools of `max`, each connection opened (pids known). */
+async function openPools() {
+  const pools = Array.from({ length: dispatchers }, () => postgres(url, { onnotice: () => {}, max }) as unknown as Sql)
+  const pids = [...new Set((await Promise.all(pools.flatMap((p) => Array.from({ length: max }, async () => (await p<{ pid: number }[]>`select pg_backend_pid() as pid, pg_sleep(0.1)`)[0]!.pid)))))]
+  return { pools, pids }
+}
+// PROBE_WARM=1: every run on the same connections (the first run warms them: shared memory
+// mapped, caches filled), as a service's pool does between scans; otherwise each run on new ones.
+const warmPools = process.env.PROBE_WARM === '1' ? await openPools() : null
 for (let r = 0; r < repeat; r++) {
   // PROBE_VACUUM=1: each run on tables without the dead rows of the runs before (restore deletes them).
   if (process.env.PROBE_VACUUM === '1') await admin`vacuum analyze homework_reminder_events, notifications, notification_counters, email_outbox`
   const due = await setupDue(events)
   await admin`checkpoint`
-  const max = workers ?? 2
-  const pools = Array.from({ length: dispatchers }, () => postgres(url, { onnotice: () => {}, max }) as unknown as Sql)
-  const pids = [...new Set((await Promise.all(pools.flatMap((p) => Array.from({ length: max }, async () => (await p<{ pid: number }[]>`select pg_backend_pid() as pid, pg_sleep(0.1)`)[0]!.pid)))))]
+  const { pools, pids } = warmPools ?? (await openPools())
   // Clock ticks of the dispatching backends: user and system time apart.
   const split = () => pids.reduce((n, pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return { user: n.user + Number(f[11]), sys: n.sys + Number(f[12]) } }, { user: 0, sys: 0 })
   const perf = process.env.PROBE_PERF ? Bun.spawn(['perf', 'record', '-g', '-F', '4999', '-o', process.env.PROBE_PERF, '-p', pids.join(',')], { stdout: 'ignore', stderr: 'ignore' }) : null
@@ -117,7 +125,7 @@ for (let r = 0; r < repeat; r++) {
   if (perf) { perf.kill('SIGINT'); await perf.exited }
   const c1 = process.cpuUsage(c0)
   const bunMs = (c1.user + c1.system) / 1000
-  for (const p of pools) await p.end({ timeout: 5 })
+  if (!warmPools) for (const p of pools) await p.end({ timeout: 5 })
   if (io0) await printStatio(io0)
   const sent = runs.reduce((n, x) => n + x.sent, 0)
   const canceled = runs.reduce((n, x) => n + x.canceled, 0)
@@ -153,4 +161,5 @@ for (let r = 0; r < repeat; r++) {
   }
   await restore(admin, anchor)
 }
+if (warmPools) for (const p of warmPools.pools) await p.end({ timeout: 5 })
 await admin.end()
