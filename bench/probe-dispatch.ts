@@ -97,6 +97,7 @@ async function openPools() {
 }
 // PROBE_WARM=1: every run on the same connections (the first run warms them: shared memory
 // mapped, caches filled), as a service's pool does between scans; otherwise each run on new ones.
+// With PROBE_STATIO=1 the counts then come late or not at all (warm backends do not exit).
 const warmPools = process.env.PROBE_WARM === '1' ? await openPools() : null
 for (let r = 0; r < repeat; r++) {
   // PROBE_VACUUM=1: each run on tables without the dead rows of the runs before (restore deletes them).
