@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { scratchDatabase, startService } from '../support/processes.ts'
+import { passDatabase, startService } from '../support/processes.ts'
 import { teacherWithCourse } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -25,12 +25,9 @@ describe('an upload killed mid-way', () => {
   test('leaves a .part file named with its pid, removed at the next start', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'cls-crash-'))
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }))
-    const env: Record<string, string> = { JWT_SECRET: 'crash-test-secret-crash-test-secret-0000', REMINDER_SCAN_CRON: 'off' }
-    if (process.env.DATABASE_URL) {
-      const db = await scratchDatabase('cls_crash')
-      cleanup.push(() => db.drop())
-      env.DATABASE_URL = db.url
-    }
+    const db = await passDatabase('cls_crash')
+    cleanup.push(() => db.drop())
+    const env: Record<string, string> = { ...db.env, JWT_SECRET: 'crash-test-secret-crash-test-secret-0000', REMINDER_SCAN_CRON: 'off' }
     const first = await startService({ env, dataDir })
     const { teacher, courseId } = await teacherWithCourse(first.api)
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { passDatabase, startService, type PassDatabase, type ServiceProcess } from '../support/processes.ts'
 import { startS3Server, type S3Server } from '../support/s3.ts'
 import { teacherWithCourse } from '../support/harness.ts'
 import { rssOf, settledRss, streamedResourceForm } from './api.ts'
@@ -15,14 +15,14 @@ const SIZE = 400 * MB
  */
 const embedded = !process.env.DATABASE_URL
 describe.each(['local', 's3'])(`a 400 MB upload on a real service process (%s storage, ${embedded ? 'embedded' : 'PostgreSQL'})`, (backend) => {
-  let db: Awaited<ReturnType<typeof scratchDatabase>> | undefined
+  let db: PassDatabase | undefined
   let svc: ServiceProcess
   let s3: S3Server | undefined
   beforeAll(async () => {
-    if (!embedded) db = await scratchDatabase('cls_upmem')
+    db = await passDatabase('cls_upmem')
     if (backend === 's3') s3 = await startS3Server()
     svc = await startService({
-      env: { DATABASE_URL: db?.url, JWT_SECRET: 'x'.repeat(40), MAX_UPLOAD_BYTES: String(450 * MB), REMINDER_SCAN_CRON: 'off', ...s3?.env('mem/') },
+      env: { ...db.env, JWT_SECRET: 'x'.repeat(40), MAX_UPLOAD_BYTES: String(450 * MB), REMINDER_SCAN_CRON: 'off', ...s3?.env('mem/') },
       // Embedded: the first start runs initdb (a child process), slow on a loaded 2-core box.
       timeoutMs: 150_000,
     })

@@ -4,7 +4,7 @@ import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { removeStaleSocketDirs } from '../../src/db/connect.ts'
-import { ROOT, scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { passDatabase, ROOT, startService, type ServiceProcess } from '../support/processes.ts'
 import { waitFor } from '../support/wait.ts'
 
 const JWT_SECRET = 'lifecycle-test-secret-lifecycle-test-secret'
@@ -33,19 +33,9 @@ async function keepAlive(port: number) {
   }
 }
 
-/**
- * The process's database: a scratch database of the PostgreSQL pass, or (embedded pass) none, so
- * the process runs the embedded default in its own DATA_DIR, as the README's quick start does.
- */
-async function processDatabase(name: string): Promise<{ env: { DATABASE_URL?: string }; drop: () => Promise<unknown> }> {
-  if (!process.env.DATABASE_URL) return { env: {}, drop: async () => {} }
-  const db = await scratchDatabase(name)
-  return { env: { DATABASE_URL: db.url }, drop: () => db.drop() }
-}
-
 describe('process lifecycle (real process, on both databases)', () => {
   test('a second process on a port in use stops with a clear message and a non-zero exit', async () => {
-    const db = await processDatabase('cls_port')
+    const db = await passDatabase('cls_port')
     const env = { ...db.env, JWT_SECRET, REMINDER_SCAN_CRON: 'off' }
     const first = await startService({ env })
     let second: ServiceProcess | undefined
@@ -65,7 +55,7 @@ describe('process lifecycle (real process, on both databases)', () => {
   }, 60_000)
 
   test('SIGTERM: not ready at once, kept-alive requests answered with Connection: close, exit by SHUTDOWN_TIMEOUT_SECONDS despite a running upload', async () => {
-    const db = await processDatabase('cls_drain')
+    const db = await passDatabase('cls_drain')
     const svc = await startService({ env: { ...db.env, JWT_SECRET, REMINDER_SCAN_CRON: 'off', SHUTDOWN_TIMEOUT_SECONDS: '3', LOG_LEVEL: 'info' } })
     const conn = await keepAlive(svc.port)
     let trickle: ReturnType<typeof setInterval> | undefined
@@ -111,7 +101,7 @@ describe('process lifecycle (real process, on both databases)', () => {
   }, 60_000)
 
   test('SIGTERM with nothing in flight exits 0 well before the deadline', async () => {
-    const db = await processDatabase('cls_drain')
+    const db = await passDatabase('cls_drain')
     const svc = await startService({ env: { ...db.env, JWT_SECRET, REMINDER_SCAN_CRON: 'off', SHUTDOWN_TIMEOUT_SECONDS: '20', LOG_LEVEL: 'info' } })
     try {
       const signalled = performance.now()

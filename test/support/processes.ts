@@ -101,6 +101,22 @@ export async function startService(opts: StartOptions = {}): Promise<ServiceProc
   return svc
 }
 
+/** A service process's database in this pass of the suite: `env` for startService, `drop` when done. */
+export interface PassDatabase {
+  env: { DATABASE_URL?: string }
+  drop(): Promise<void>
+}
+
+/**
+ * A scratch database of the PostgreSQL pass (DATABASE_URL set), or none in the embedded pass, so
+ * the process runs the embedded default in its own DATA_DIR, as the README's quick start does.
+ */
+export async function passDatabase(prefix: string): Promise<PassDatabase> {
+  if (!process.env.DATABASE_URL) return { env: {}, drop: async () => {} }
+  const db = await scratchDatabase(prefix)
+  return { env: { DATABASE_URL: db.url }, drop: () => db.drop() }
+}
+
 /** A fresh database on the local PostgreSQL server for a multi-process test; dropped by `drop()`. */
 export async function scratchDatabase(prefix = 'cls_t'): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
