@@ -234,6 +234,7 @@ if (want('dispatch')) {
   // (bench/RESULTS-mooc.md, 2 Dec 2026), so a single run passed or failed by noise.
   const rates: number[] = []
   let exact = true
+  let last = ''
   for (let i = 1; i <= 3; i++) {
     await withFanout(() => call('POST', `/courses/${mooc.id}/learning/points/${points[0]}/tasks`, teacher, homework(200 + i, true)))
     await admin`analyze homework_reminder_events`
@@ -246,13 +247,12 @@ if (want('dispatch')) {
              (select count(*) from notifications where delivered_at > ${anchor})::int as notes`
     rates.push((r.sent + r.canceled) / seconds)
     exact &&= o!.notes === r.sent && o!.outbox > 0 && r.sent + r.canceled === mooc.size
-    if (i === 3) {
-      row({ key: 'dispatch', name: `dispatch ${(r.sent + r.canceled).toLocaleString('en-US')} START events (e-mail on for 10 %)`, target: '≥ 40,000 events/s, outbox rows included (median of 3)', before: '22,200 events/s',
-        value: `${Math.round(median(rates)).toLocaleString('en-US')} events/s (${rates.map((x) => Math.round(x).toLocaleString('en-US')).join(' / ')}; last: ${seconds.toFixed(2)} s, ${o!.notes} notifications, ${o!.outbox} outbox rows)`,
-        pass: median(rates) >= 40_000 && exact })
-    }
+    last = `${seconds.toFixed(2)} s, ${o!.notes} notifications, ${o!.outbox} outbox rows`
     await cleanup()
   }
+  row({ key: 'dispatch', name: `dispatch ${mooc.size.toLocaleString('en-US')} START events (e-mail on for 10 %)`, target: '≥ 40,000 events/s, outbox rows included (median of 3)', before: '22,200 events/s',
+    value: `${Math.round(median(rates)).toLocaleString('en-US')} events/s (${rates.map((x) => Math.round(x).toLocaleString('en-US')).join(' / ')}; last: ${last})`,
+    pass: median(rates) >= 40_000 && exact })
 }
 
 // ----- announcement ------------------------------------------------------------------------------
