@@ -84,9 +84,10 @@ const COLUMNS = 'id, notification_type, title, content, action_path, read_at, de
 /**
  * One page of a user's inbox, newest first: an index range scan of notifications_user_idx
  * (user_id, delivered_at desc, id desc), or its unread twin (sql/012), that stops after
- * LIMIT + OFFSET rows.
+ * LIMIT + OFFSET rows. Not async: the statement is returned unsent, so it can also be
+ * embedded as a fragment (bench/probe-history.ts explains it at 10 million rows).
  */
-export async function listNotifications(sql: Sql, userId: string, unreadOnly: boolean, limit: number, offset: number) {
+export function listNotifications(sql: Sql, userId: string, unreadOnly: boolean, limit: number, offset: number) {
   // Two statements, not `(not $unreadOnly or read_at is null)`: each matches its index exactly.
   return unreadOnly
     ? sql<NotificationRow[]>`
