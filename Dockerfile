@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One container: API, scheduler and web front end. Configure it through the environment
-# (README "Configuration" and "Running at scale"). Without DATABASE_URL it runs the embedded
+# (docs/configuration.md and docs/operations.md). Without DATABASE_URL it runs the embedded
 # PostgreSQL with data in /data (one instance only).
 #
 # Several instances behind a load balancer need the same:

@@ -1,7 +1,7 @@
 /**
  * The one closed list of error codes. Each code has one HTTP status. Feature modules throw
  * `AppError`s built from this list; `onError` (src/http/plumbing.ts) turns them into the envelope.
- * The README and the OpenAPI description are generated from / mirror this table.
+ * docs/api.md's error table and the OpenAPI description mirror this table (test/foundation/infra.test.ts).
  */
 export const ERROR_CATALOGUE = {
   MALFORMED_REQUEST: { code: 40000, status: 400, description: 'The request could not be read (malformed JSON, bad multipart, bad id).' },

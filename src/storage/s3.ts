@@ -124,7 +124,7 @@ export class S3Storage implements FileStorage {
   /**
    * Nothing to do here: an upload cut off by a crash is an incomplete multipart upload, never
    * visible as an object. Give the bucket a lifecycle rule (AbortIncompleteMultipartUpload) to
-   * reclaim its parts (see README).
+   * reclaim its parts (see docs/operations.md, "Object storage").
    */
   async sweepTemp(_now: Date): Promise<number> {
     return 0

@@ -15,7 +15,7 @@ import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaU
  * (issue 27.9), the same labels in the homework centre, and experiments graded one student at
  * a time with the file in the page, where a typed but unsaved grade survives "Next student"
  * and leaving the page asks first. Desktop, 390 px, English and Chinese; axe on every page.
- * Screenshots for the README: SHOTS=1 bun test test/e2e/grading.test.ts
+ * Screenshots for docs/web.md: SHOTS=1 bun test test/e2e/grading.test.ts
  */
 const SHOTS = process.env.SHOTS ? join(import.meta.dir, '../../docs/screenshots') : null
 

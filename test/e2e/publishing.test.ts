@@ -12,7 +12,7 @@ setDefaultTimeout(60_000)
 /**
  * Issue 29.9 in Chromium: the teacher saves a task as a draft, schedules one, publishes and
  * unpublishes; a draft is clearly marked; students (a phone in English, one in Chinese) see a
- * task only while it is published. `SCREENSHOTS=1` also writes the README's
+ * task only while it is published. `SCREENSHOTS=1` also writes docs/web.md's
  * docs/screenshots/manage-draft-task.png.
  */
 const PHONE = { width: 390, height: 844 }

@@ -1,5 +1,5 @@
 /**
- * Writes docs/screenshots/*.png for the README: `bun test/e2e/screenshots.ts`
+ * Writes docs/screenshots/*.png for the pages of docs/: `bun test/e2e/screenshots.ts`
  * (`bun test/e2e/screenshots.ts --zh`: only the Chinese ones, docs/screenshots/zh-*.png).
  * It walks the same journeys as the e2e tests against the real API.
  */

@@ -394,7 +394,7 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     expectNoErrors(t)
   }, 60_000)
 
-  /** `SCREENSHOTS=1 bun test test/e2e/student.test.ts` refreshes the README's student screenshots. */
+  /** `SCREENSHOTS=1 bun test test/e2e/student.test.ts` refreshes the student screenshots of docs/web.md. */
   test.skipIf(!process.env.SCREENSHOTS)('screenshots for the README', async () => {
     const subs = await server.api.get(`/experiments/${ids.experiment}/submissions`, { token: teacher.token })
     const sub = (subs.data.items ?? subs.data)[0]

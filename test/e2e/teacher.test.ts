@@ -11,7 +11,7 @@ import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaU
  * short answer is ungraded), every student listed with next/previous by keyboard, and the
  * gradebook with the same rounding on screen and in the CSV. A teacher and students set up
  * through the API; desktop and phone width, axe and the console on every page.
- * Screenshots for the README: SHOTS=1 bun test test/e2e/teacher.test.ts
+ * Screenshots for docs/web.md: SHOTS=1 bun test test/e2e/teacher.test.ts
  */
 const SHOTS = process.env.SHOTS ? join(import.meta.dir, '../../docs/screenshots') : null
 

@@ -60,8 +60,8 @@ describe('infrastructure endpoints', async () => {
   })
 })
 
-test('the README lists every error code of the catalogue', async () => {
-  const readme = await Bun.file(`${import.meta.dir}/../../README.md`).text()
+test('docs/api.md lists every error code of the catalogue', async () => {
+  const readme = await Bun.file(`${import.meta.dir}/../../docs/api.md`).text()
   for (const e of Object.values(ERROR_CATALOGUE)) expect(readme).toContain(`| ${e.code} | ${e.status} |`)
 })
 

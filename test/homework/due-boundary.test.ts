@@ -7,7 +7,7 @@ import { formOf, sampleBytes } from '../storage/helpers.ts'
 import { ManualClock } from '../support/harness.ts'
 
 /**
- * The one due-time rule (src/lib/due.ts, README "Deadlines"): at exactly dueAt work is on
+ * The one due-time rule (src/lib/due.ts, docs/api.md "Deadlines"): at exactly dueAt work is on
  * time; from dueAt + 1 ms it is late / overdue. Issue 28 found the experiment list calling
  * `now == dueAt` OVERDUE while a submission at that instant was on time.
  */

@@ -128,7 +128,7 @@ describe('HTTP edges on a real server (issue 17)', () => {
         },
       }).catch(reject)
     })
-    // Bun 1.4 refuses the method itself: no bytes come back (documented in the README). Should a
+    // Bun 1.4 refuses the method itself: no bytes come back (documented in docs/api.md). Should a
     // later Bun hand the request to the app, it must be the 405 envelope with a request id.
     if (raw !== '') {
       expect(raw).toStartWith('HTTP/1.1 405')
