@@ -814,7 +814,7 @@ for (const p of dispatchPlans) {
     (small.length ? ` (seq scan of small ${small.map((x) => `${x.table}: ${x.rows} rows`).join(', ')})` : ''))
 }
 line()
-line('Full plans of every statement: bench/PLANS.md.')
+line('Full plans of every statement: bench/PLANS.md (written by each run, not kept in the tree).')
 line()
 await Bun.write(resultsPath, out.join('\n') + '\n' + kept)
 
