@@ -120,8 +120,10 @@ export async function verifyEmail(d: AccountDeps, token: string, now: Date) {
       if (changed && link.created_at < changed) throw linkInvalid()
       if (await q.emailTakenByOther(tx, link.email, link.user_id)) throw emailTaken()
       const user = await q.setEmail(tx, link.user_id, link.email)
-      // Links sent to the old address (verification, reset) stop working with it.
+      // Links sent to the old address (verification, reset) stop working with it, and so does a
+      // provider account linked through it: that link held for that address only.
       await q.retireLinks(tx, link.user_id, ['VERIFY_EMAIL', 'RESET_PASSWORD'], now)
+      await q.unlinkEmailIdentities(tx, link.user_id)
       if (before.email_verified && before.email.toLowerCase() !== link.email.toLowerCase() && d.config.smtpUrl) {
         await queueNotice(tx, before, link.email, now)
       }
