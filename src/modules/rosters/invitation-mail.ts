@@ -7,6 +7,7 @@ export type WaitReason = 'TEACHER_UNVERIFIED' | 'DAILY_LIMIT'
 interface WaitingRow {
   id: string
   email: string
+  created_at: Date
   has_account: boolean
 }
 
@@ -21,7 +22,14 @@ interface WaitingRow {
  * transaction; one teacher's and one address's mails are decided one at a time on every
  * instance (a transaction advisory lock). Returns why the teacher's invitations still wait.
  */
-export async function queueTeacherInvitationMails(tx: TxSql, teacherId: string, perDay: number, now: Date): Promise<WaitReason | null> {
+export async function queueTeacherInvitationMails(
+  tx: TxSql,
+  teacherId: string,
+  perDay: number,
+  now: Date,
+  /** The import's addresses in the list's order: of one import, the first rows are mailed first. */
+  listOrder: string[] = [],
+): Promise<WaitReason | null> {
   await tx`select pg_advisory_xact_lock(hashtext('roster-invitation-mail'))`
   const [teacher] = await tx<{ verified: boolean; used: number }[]>`
     select u.email_verified as verified,
@@ -30,11 +38,13 @@ export async function queueTeacherInvitationMails(tx: TxSql, teacherId: string, 
       from users u where u.id = ${teacherId}`
   if (!teacher) return null
   const waiting = await tx<WaitingRow[]>`
-    select i.id, i.email, exists (select 1 from users u where lower(u.email) = i.email) as has_account
+    select i.id, i.email, i.created_at, exists (select 1 from users u where lower(u.email) = i.email) as has_account
       from course_invitations i
      where i.invited_by = ${teacherId} and i.mail_state = 'WAITING'
      order by i.created_at, i.id`
   if (waiting.length === 0) return null
+  const position = new Map(listOrder.map((e, i) => [e, i]))
+  waiting.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (position.get(a.email) ?? listOrder.length) - (position.get(b.email) ?? listOrder.length))
   if (!teacher.verified) return 'TEACHER_UNVERIFIED'
   const emails = [...new Set(waiting.map((w) => w.email))]
   const recent = new Set(

@@ -166,7 +166,7 @@ export async function importRoster(
     await q.insertInvitations(tx, courseId, unknown, teacher.id, now, { state: mail ? 'WAITING' : 'NONE', locale: mail?.locale ?? null })
     let waiting: { email: string; reason: WaitReason }[] = []
     if (mail) {
-      const reason = await queueTeacherInvitationMails(tx, teacher.id, mail.perDay, now)
+      const reason = await queueTeacherInvitationMails(tx, teacher.id, mail.perDay, now, unknown)
       if (reason) waiting = (await q.waitingInvitations(tx, courseId, unknown)).map((email) => ({ email, reason }))
     }
     return {
