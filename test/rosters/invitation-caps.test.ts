@@ -73,8 +73,11 @@ describe('who a roster import enrols', () => {
     await send()
     expect(invitationMails(squatter.email)).toHaveLength(0)
 
+    // The account is told it joins once the address is verified.
+    expect((await ctx.api.get('/auth/me', { token: squatter.token })).data).toMatchObject({ emailVerified: false, pendingCourseInvitations: 1 })
     // Whoever holds the address proves it: then, and only then, the account joins.
     await verify(squatter)
+    expect((await ctx.api.get('/auth/me', { token: squatter.token })).data).toMatchObject({ emailVerified: true, pendingCourseInvitations: 0 })
     const seen = await ctx.api.get(`/courses/${c.id}`, { token: squatter.token })
     expect([seen.status, seen.data.myRole]).toEqual([200, 'STUDENT'])
     expect((await ctx.api.get(`/courses/${c.id}/roster/invitations`, { token: teacher.token })).data.total).toBe(0)

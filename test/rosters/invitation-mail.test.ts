@@ -137,6 +137,8 @@ describe('roster invitation mail', () => {
     const reg = await ctx.api.post('/auth/register', { json: { username, email, password: 'correct horse battery' }, headers })
     expect(reg.status).toBe(201)
     expect(reg.data.emailVerified).toBe(false)
+    // The registration says the course waits for the address to be verified (issue 56).
+    expect(reg.data.pendingCourseInvitations).toBe(1)
     const login = await ctx.api.post('/auth/login', { json: { identifier: username, password: 'correct horse battery' }, headers })
     const token = login.data.accessToken as string
     // Not enrolled before the address is proved.
