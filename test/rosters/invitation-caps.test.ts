@@ -171,3 +171,19 @@ describe('invitation mail caps', () => {
     expect(queued[0]!.n).toBe(0)
   }, 60_000)
 })
+
+describe('co-teachers by address (issue 48)', () => {
+  test('an account that has not verified the address cannot be added by it (409 40900); by username it can; a verified address works', async () => {
+    const owner = await verified('TEACHER')
+    const c = await createCourse(ctx.api, owner)
+    const squatter = await signUp(ctx.api, 'TEACHER')
+    const byAddress = await ctx.api.post(`/courses/${c.id}/teachers`, { token: owner.token, json: { identifier: squatter.email.toUpperCase() } })
+    expect([byAddress.status, byAddress.code]).toEqual([409, 40900])
+    expect(byAddress.message).toMatch(/has not confirmed the address/)
+    expect((await ctx.api.get(`/courses/${c.id}`, { token: squatter.token })).status).toBe(403)
+    const byName = await ctx.api.post(`/courses/${c.id}/teachers`, { token: owner.token, json: { identifier: squatter.username } })
+    expect(byName.status).toBe(201)
+    const colleague = await verified('TEACHER')
+    expect((await ctx.api.post(`/courses/${c.id}/teachers`, { token: owner.token, json: { identifier: colleague.email } })).status).toBe(201)
+  })
+})

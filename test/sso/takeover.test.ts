@@ -138,6 +138,25 @@ describe('a provider account linked through an address holds only while that add
   })
 })
 
+describe('an address the provider did not vouch for', () => {
+  test('an account made by single sign-on with it: whoever proves the address with a reset link has the account alone; the provider account no longer signs in', async () => {
+    const email = `${uniq('claimed')}@campus.test`
+    const login = account({ email, email_verified: false })
+    const made = await signInAs(app.app, login)
+    expect(made.location).toBe('/courses')
+    const id = (await me(made.session)).data.id as string
+    expect((await me(made.session)).data.emailVerified).toBe(false)
+
+    expect((await app.api.post('/auth/password/forgot', { json: { identifier: email }, headers: { 'x-forwarded-for': freshIp() } })).status).toBe(202)
+    const reset = await app.api.post('/auth/password/reset', { json: { token: tokenIn(await lastMailTo(email), '/reset-password'), newPassword: 'the mailbox owner' } })
+    expect([reset.status, reset.data.id, reset.data.emailVerified]).toEqual([200, id, true])
+    expect((await me(made.session)).status).toBe(401)
+    expect(await identities(id)).toEqual([])
+    const again = await signInAs(app.app, login)
+    expect([again.location, again.session]).toEqual(['/login?error=sso', undefined])
+  })
+})
+
 describe('the callback belongs to the browser that started the sign-in', () => {
   test('browser B, holding its own sign-in cookie, follows browser A’s callback URL → refused, no session for either', async () => {
     const login = account({ email: `${uniq('csrf')}@campus.test`, email_verified: true })

@@ -107,6 +107,11 @@ export async function unlinkEmailIdentities(tx: Sql | TxSql, userId: string) {
   return res.count
 }
 
+/** Every provider account of this account is unlinked (the address was proved by someone else than who made it). */
+export async function unlinkIdentities(tx: Sql | TxSql, userId: string) {
+  await tx`delete from user_identities where user_id = ${userId}`
+}
+
 /** The private calendar feed's URL stops working; the next GET /me/calendar makes a new one. */
 export async function dropCalendarFeed(tx: Sql | TxSql, userId: string) {
   await tx`delete from calendar_feeds where user_id = ${userId}`

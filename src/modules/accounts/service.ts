@@ -255,10 +255,14 @@ export async function resetPassword(d: AccountDeps, body: ResetBody, now: Date) 
   const row = await d.sql.begin(async (tx) => {
     const link = await q.consumeLink(tx, hash, ['RESET_PASSWORD'], now)
     if (!link) throw linkInvalid()
+    const before = await q.userById(tx, link.user_id, true)
     const user = await q.setPassword(tx, link.user_id, passwordHash, link.email, now)
-    if (!user) throw linkInvalid()
+    if (!before || !user) throw linkInvalid()
     if (user.email_verified) await enrolInvitations(tx, user.id, user.email, now)
     await recovered(tx, link.user_id, now, null)
+    // The address is proved for the first time: whoever made the account with it (a provider
+    // that did not vouch for the address, say) is not its owner; every sign-in provider goes.
+    if (!before.email_verified && user.email_verified) await q.unlinkIdentities(tx, link.user_id)
     await q.clearLoginThrottle(tx, link.user_id)
     return user
   })

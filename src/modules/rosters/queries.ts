@@ -4,8 +4,8 @@ import type { Role } from '../../http/guards.ts'
 type Db = Sql | TxSql
 
 export async function findAccount(sql: Db, identifier: string) {
-  const [row] = await sql<{ id: string; username: string; display_name: string; role: Role }[]>`
-    select id, username, display_name, role
+  const [row] = await sql<{ id: string; username: string; display_name: string; role: Role; by_email: boolean; email_verified: boolean }[]>`
+    select id, username, display_name, role, lower(email) = lower(${identifier}) as by_email, email_verified
       from users
      where lower(username) = lower(${identifier}) or lower(email) = lower(${identifier})
      limit 1`

@@ -43,7 +43,7 @@ export function rosterRoutes(deps: Deps) {
       '/:courseId/teachers',
       async ({ course, user, body, set }) => {
         set.status = 201
-        return ok(await service.addCoTeacher(sql, course, user, body, clock.now()), 'Co-teacher added.')
+        return ok(await service.addCoTeacher(sql, course, user, body, clock.now(), Boolean(config.smtpUrl)), 'Co-teacher added.')
       },
       {
         params: CourseParams,
@@ -54,7 +54,7 @@ export function rosterRoutes(deps: Deps) {
           summary: "Add a co-teacher (the course's owner)",
           description:
             'A TEACHER account, by username or e-mail (case-insensitive), gets every teacher right in the course except managing co-teachers. ' +
-            'Already a teacher of it → 409 (40906); a STUDENT account → 409 (40907); unknown → 404.',
+            'Already a teacher of it → 409 (40906); a STUDENT account → 409 (40907); unknown → 404. On a server that sends e-mail, an account named by an address it has not verified → 409 (40900): add it by username.',
         },
       },
     )

@@ -10,9 +10,17 @@ import { queueTeacherInvitationMails, type WaitReason } from './invitation-mail.
 import * as q from './queries.ts'
 
 /** A co-teacher as a member of the course (the shape of GET /courses/{id}/members items). */
-export async function addCoTeacher(sql: Sql, course: CourseAccess, owner: CurrentUser, body: AddTeacherBody, now: Date) {
+export async function addCoTeacher(sql: Sql, course: CourseAccess, owner: CurrentUser, body: AddTeacherBody, now: Date, mailOn: boolean) {
   const account = await q.findAccount(sql, body.identifier)
   if (!account) throw notFound('NOT_FOUND', 'No account has this username or e-mail.')
+  // An address only names its owner once the owner proved it: anyone may register a colleague's
+  // address and wait to be added by it (issue 48). A username names the account itself.
+  if (account.by_email && !account.email_verified && mailOn) {
+    throw conflict(
+      'CONFLICT',
+      'The account with this e-mail address has not confirmed the address, so it cannot be added by address. Add the teacher by username, or ask them to confirm their address first.',
+    )
+  }
   if (account.role === 'STUDENT') {
     throw conflict('STUDENT_ACCOUNT', 'This is a student account; only teacher accounts can become co-teachers.')
   }
