@@ -13,6 +13,7 @@ import { connectEmbedded, type Database } from '../../src/db/connect.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { systemClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/log.ts'
+import { LocalDiskStorage } from '../../src/storage/local-disk.ts'
 import { client, signUp, testConfig } from '../support/harness.ts'
 
 /*
@@ -32,13 +33,14 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'cls-backup-manifest-'))
   db = await connectEmbedded(join(root, 'data'))
   await migrate(db.sql)
-  const api = client(buildApp({ sql: db.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), db: db.capability }))
+  const storage = await LocalDiskStorage.create(join(root, 'data', 'files'))
+  const api = client(buildApp({ sql: db.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage, db: db.capability }))
   await signUp(api, 'TEACHER')
   await signUp(api, 'STUDENT')
   backupDir = join(root, 'backups')
   // A folder made by hand (or by an older version) with the usual 0755.
   await mkdir(backupDir, { mode: 0o755 })
-  const made = await createBackup({ sql: db.sql, dumpDataDir: db.dumpDataDir!, filesRoot: null, backupDir, keep: 7, now: new Date() })
+  const made = await createBackup({ sql: db.sql, dumpDataDir: db.dumpDataDir!, filesRoot: storage.root, backupDir, keep: 7, now: new Date() })
   backupPath = made.path
   manifest = made.manifest
 }, 120_000)
