@@ -107,6 +107,7 @@ const EnvSchema = z
     MAIL_FROM: z.string().trim().min(3).default('Course Learning <no-reply@localhost>'),
     MAIL_SEND_CRON: cronExpr.default('*/5 * * * * *'),
     MAIL_CONNECTIONS: int(1, 64).default(8),
+    INVITATION_MAILS_PER_DAY: int(0, 1_000_000).default(2000),
     // 0: keep every notification. Otherwise read ones older than this many days are deleted.
     NOTIFICATION_RETENTION_DAYS: int(0, 36500).default(0),
     NOTIFICATION_RETENTION_CRON: cronExpr.default('41 * * * *'),
@@ -224,6 +225,8 @@ export interface Config {
   mailSendCron: string
   /** MAIL_CONNECTIONS: pooled SMTP connections per instance (mails of a batch go out in parallel over them). */
   mailConnections: number
+  /** INVITATION_MAILS_PER_DAY: roster invitation mails one teacher's imports may send a day (the rest wait). */
+  invitationMailsPerDay: number
   /** NOTIFICATION_RETENTION_DAYS: read notifications delivered longer ago are deleted (0: never). */
   notificationRetentionDays: number
   notificationRetentionCron: string
@@ -317,6 +320,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM,
     mailSendCron: e.MAIL_SEND_CRON,
     mailConnections: e.MAIL_CONNECTIONS,
+    invitationMailsPerDay: e.INVITATION_MAILS_PER_DAY,
     notificationRetentionDays: e.NOTIFICATION_RETENTION_DAYS,
     notificationRetentionCron: e.NOTIFICATION_RETENTION_CRON,
     validateResponses: e.VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',

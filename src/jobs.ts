@@ -10,6 +10,7 @@ import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
 import { purgeReadNotifications } from './modules/notifications/retention.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
 import { fanoutOf } from './fanout.ts'
+import { mailWaitingInvitations } from './modules/rosters/invitation-mail.ts'
 import { publishScheduledTasks } from './modules/learning/publishing.ts'
 import { sweepStorage } from './storage/sweep.ts'
 import { createBackup } from './backup/backup.ts'
@@ -37,7 +38,7 @@ export function defaultJobs(deps: Deps): Job[] {
     taskPublisherJob(deps),
     storageSweepJob(deps),
     maintenanceJob(deps),
-    ...(deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl)] : []),
+    ...(deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl), invitationMailJob(deps)] : []),
     ...(deps.config.notificationRetentionDays > 0 ? [notificationRetentionJob(deps)] : []),
   ]
 }
@@ -112,6 +113,19 @@ export function emailJob(deps: Deps, smtpUrl: string): Job {
     name: 'email-sender',
     pattern: deps.config.mailSendCron,
     run: (now) => sendDueEmails(deps.sql, transport, settings, now, deps.log),
+  }
+}
+
+/**
+ * Mails the roster invitations that waited (src/modules/rosters/invitation-mail.ts): a teacher's
+ * daily cap reached, or the teacher's address not verified at import time. Every minute; safe on
+ * every instance at once (one advisory lock around each teacher's decision).
+ */
+export function invitationMailJob(deps: Deps): Job {
+  return {
+    name: 'roster-invitation-mail',
+    pattern: '40 * * * * *',
+    run: (now) => mailWaitingInvitations(deps.sql, deps.config.invitationMailsPerDay, now),
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
 import { createReadStream, createWriteStream } from 'node:fs'
-import { link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { chmod, link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { finished } from 'node:stream/promises'
 import type postgres from 'postgres'
@@ -76,11 +76,14 @@ const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}
  * are removed.
  */
 export async function createBackup(o: BackupOptions): Promise<{ path: string; manifest: BackupManifest }> {
-  await mkdir(o.backupDir, { recursive: true })
+  // A backup holds every password hash, session and link hash: only the service's own user may
+  // read it (the folder 0700 even when it already existed, each file 0600 from its first byte).
+  await mkdir(o.backupDir, { recursive: true, mode: 0o700 })
+  await chmod(o.backupDir, 0o700)
   const id = `${stamp(o.now)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const staging = join(o.backupDir, `.staging-${id}`)
   const tmp = join(o.backupDir, `.backup-${id}.tar.part`)
-  await mkdir(staging, { recursive: true })
+  await mkdir(staging, { recursive: true, mode: 0o700 })
   try {
     const reserved = await o.sql.reserve()
     let dump: Blob
@@ -119,7 +122,7 @@ export async function createBackup(o: BackupOptions): Promise<{ path: string; ma
 
     const files: BackupManifest['files'] = []
     const tar = pack()
-    const out = createWriteStream(tmp)
+    const out = createWriteStream(tmp, { mode: 0o600 })
     tar.pipe(out)
     const add = async (name: string, size: number, chunks: AsyncIterable<Uint8Array>) => {
       const hash = createHash('sha256')
@@ -150,6 +153,7 @@ export async function createBackup(o: BackupOptions): Promise<{ path: string; ma
     await handle.close()
     let path = join(o.backupDir, `backup-${stamp(o.now)}.tar`)
     for (let n = 1; await exists(path); n++) path = join(o.backupDir, `backup-${stamp(o.now)}-${n}.tar`)
+    await chmod(tmp, 0o600)
     await rename(tmp, path)
     await prune(o.backupDir, o.keep)
     return { path, manifest }

@@ -43,6 +43,8 @@ describe.skipIf(!hasChromium)('web front end in Chromium: single sign-on', () =>
     const course = await ctx.api.post('/courses', { json: { title: 'Signals and Systems', description: '' }, token: teacher.token })
     const student = await signUp(ctx.api, 'STUDENT')
     expect((await ctx.api.post('/courses/join', { json: { inviteCode: course.data.inviteCode }, token: student.token })).status).toBe(200)
+    // Linked only because the account's own address is verified too (issue 48).
+    await ctx.deps.sql`update users set email_verified = true where id = ${student.id}`
     op.accounts.set('campus-7781', { email: student.email, email_verified: true, name: 'Campus Student' })
 
     const tab = await openTab(browser, baseUrl)
@@ -51,6 +53,12 @@ describe.skipIf(!hasChromium)('web front end in Chromium: single sign-on', () =>
     await page.getByTestId('sso-error').waitFor()
     expect(await page.getByTestId('sso-error').textContent()).toContain('Single sign-on did not work')
     await expectAccessible(page, 'login with single sign-on')
+    // An unverified local account held the address: the page says what to do, with the way to do it.
+    await page.goto('/login?error=sso-unverified-local')
+    await page.getByTestId('sso-unverified-local').waitFor()
+    expect(await page.getByTestId('sso-unverified-local').textContent()).toContain('that address was never confirmed')
+    await page.getByTestId('sso-unverified-local').getByRole('link', { name: 'Forgot password' }).waitFor()
+    await expectAccessible(page, 'login after an unverified local account refused single sign-on')
 
     await page.getByRole('link', { name: 'Sign in with Campus account' }).click()
     await page.waitForURL(`${op.issuer}/interaction/**`)

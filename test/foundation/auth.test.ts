@@ -21,6 +21,7 @@ describe('register', async () => {
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       locale: null,
       emailVerified: false,
+      pendingCourseInvitations: 0,
     })
     expect(JSON.stringify(r.body)).not.toMatch(/password|argon/i)
     const [row] = await deps.sql`select password_hash from users where id = ${r.data.id}`

@@ -159,3 +159,29 @@ describe('stale per-question scores (issue 27.6)', () => {
     expect(fixed.data.score).toBe(63.64) // (5 + 1 + 1) / 11
   })
 })
+
+describe("a student's view of a sheet after the points dropped (issue 48)", () => {
+  test('before the teacher rescores, the student sees at most the question’s points (earned and per-question score); the teacher sees what is stored', async () => {
+    const quiz = await createTask(w.api, w.base, w.teacher, pointId, { taskType: 'QUIZ', questions: [choice('SINGLE_CHOICE', [0], 2), shortAnswer(8)] })
+    const [c, sa] = quiz.questions
+    const sheet = await submit(quiz.id, [{ questionId: c.id, selectedOptions: [0] }, { questionId: sa.id, text: 'long answer' }])
+    const g = await w.api.patch(`${w.base}/submissions/${sheet.id}/grade`, { token: w.teacher.token, json: { questionScores: [{ questionId: sa.id, score: 8 }] } })
+    expect([g.status, g.data.score]).toEqual([200, 100])
+    const edited = asSent(quiz.questions)
+    edited[1]!.points = 5
+    expect((await patchTask(quiz.id, { questions: edited })).data.regrade).toMatchObject({ needsReview: 1 })
+
+    const mine = await w.api.get(`${w.base}/tasks/${quiz.id}/submissions`, { token: w.student.token })
+    expect(mine.status).toBe(200)
+    const seen = mine.data.items[0]
+    expect(seen.questionResults).toEqual([
+      { questionId: c.id, points: 2, earned: 2 },
+      { questionId: sa.id, points: 5, earned: 5 },
+    ])
+    expect(seen.questionScores).toEqual([{ questionId: sa.id, score: 5 }])
+    // The teacher still sees the stored 8, which the next grading names (issue 27.6).
+    const stored = (await sheetsOf(quiz.id)).find((s) => s.id === sheet.id)
+    expect(stored.questionScores).toEqual([{ questionId: sa.id, score: 8 }])
+    expect(stored.questionResults.find((r: any) => r.questionId === sa.id)).toEqual({ questionId: sa.id, points: 5, earned: 5 })
+  })
+})

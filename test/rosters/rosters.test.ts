@@ -262,11 +262,13 @@ describe('roster import', () => {
       enrolled: 1,
       alreadyMembers: 1,
       invited: 1,
+      awaitingVerification: 0,
       invalid: [
         { row: 3, value: otherTeacher.email, reason: 'TEACHER_ACCOUNT' },
         { row: 4, value: 'not an address', reason: 'MALFORMED' },
         { row: 6, value: a.email, reason: 'DUPLICATE' },
       ],
+      mailWaiting: [],
     })
     const events = await ctx.deps.sql<{ n: number }[]>`
       select count(*)::int as n from homework_reminder_events where task_id = ${hw.id} and target_user_id = ${a.id} and not canceled`
@@ -299,7 +301,7 @@ describe('roster import', () => {
     const csv = `name,"E-Mail ignored",email\r\n"Doe, Jane",x,${s.email}\r\n\r\nBob,y,bad@\r\n`
     const res = await api.post(`/courses/${c.id}/roster`, { token: owner.token, raw: csv, headers: { 'content-type': 'text/csv; charset=utf-8' } })
     expect(res.status).toBe(200)
-    expect(res.data).toEqual({ enrolled: 1, alreadyMembers: 0, invited: 0, invalid: [{ row: 4, value: 'bad@', reason: 'MALFORMED' }] })
+    expect(res.data).toEqual({ enrolled: 1, alreadyMembers: 0, invited: 0, awaitingVerification: 0, invalid: [{ row: 4, value: 'bad@', reason: 'MALFORMED' }], mailWaiting: [] })
     const noColumn = await api.post(`/courses/${c.id}/roster`, { token: owner.token, raw: 'name\nx', headers: { 'content-type': 'text/csv' } })
     expect([noColumn.status, noColumn.code]).toEqual([400, 40001])
   })

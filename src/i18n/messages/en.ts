@@ -64,6 +64,8 @@ const en = {
     courseOwnerOnly: "Only the course's owner can do this.",
     alreadyTeacher: 'This account already teaches this course.',
     studentCannotTeach: 'This is a student account; only teacher accounts can become co-teachers.',
+    coTeacherAddressUnverified:
+      'The account with this e-mail address has not confirmed the address, so it cannot be added by address. Add the teacher by username, or ask them to confirm their address first.',
     accountNotFound: 'No account has this username or e-mail.',
     notCoTeacher: 'This account is not a co-teacher of this course.',
     notStudentOfCourse: 'This account is not a student of this course.',

@@ -54,6 +54,7 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     courseOwnerOnly: '只有课程的创建者可以执行此操作。',
     alreadyTeacher: '该账号已经是本课程的教师。',
     studentCannotTeach: '这是学生账号；只有教师账号可以成为协同教师。',
+    coTeacherAddressUnverified: '使用这个邮箱地址的账号尚未确认该地址，因此不能按邮箱地址添加。请按用户名添加这位老师，或请对方先确认邮箱地址。',
     accountNotFound: '没有使用该用户名或邮箱的账号。',
     notCoTeacher: '该账号不是本课程的协同教师。',
     notStudentOfCourse: '该账号不是本课程的学生。',

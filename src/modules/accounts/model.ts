@@ -8,7 +8,16 @@ const token = z.string().max(512)
 export const TokenBody = z.object({ token })
 export type TokenBody = z.infer<typeof TokenBody>
 
-export const ForgotBody = z.object({ identifier: z.string().trim().min(1, 'enter your username or email').max(254) })
+// Checked here, not after the answer: the account is looked up in the background, where a NUL
+// (which PostgreSQL cannot take in text) was an error in the log behind a 202.
+export const ForgotBody = z.object({
+  identifier: z
+    .string()
+    .trim()
+    .min(1, 'enter your username or email')
+    .max(254)
+    .refine((s) => !/[\u0000-\u001F\u007F]/.test(s), 'must not contain control characters'),
+})
 export type ForgotBody = z.infer<typeof ForgotBody>
 
 export const ResetBody = z.object({ token, newPassword: password })

@@ -29,6 +29,7 @@ export interface LinkRow {
   user_id: string
   purpose: LinkPurpose
   email: string
+  created_at: Date
 }
 
 /** Uses a link once: of concurrent uses exactly one gets the row. */
@@ -36,14 +37,14 @@ export async function consumeLink(tx: Sql | TxSql, hash: Uint8Array, purposes: L
   const [row] = await tx<LinkRow[]>`
     update email_tokens set used_at = ${now}
      where token_hash = ${Buffer.from(hash)} and purpose in ${tx(purposes)} and used_at is null and expires_at > ${now}
-     returning id, user_id, purpose, email`
+     returning id, user_id, purpose, email, created_at`
   return row ?? null
 }
 
 /** Whether a link would be accepted now (without using it). */
 export async function openLink(sql: Sql, hash: Uint8Array, purposes: LinkPurpose[], now: Date) {
   const [row] = await sql<LinkRow[]>`
-    select id, user_id, purpose, email from email_tokens
+    select id, user_id, purpose, email, created_at from email_tokens
      where token_hash = ${Buffer.from(hash)} and purpose in ${sql(purposes)} and used_at is null and expires_at > ${now}`
   return row ?? null
 }
@@ -84,14 +85,36 @@ export async function setEmail(tx: Sql | TxSql, userId: string, email: string) {
   return row ?? null
 }
 
-/** A new password; `verify` also marks the address verified (a reset link reached it). */
-export async function setPassword(tx: Sql | TxSql, userId: string, hash: string, verifyEmail: string | null) {
+/** A new password (its time kept: older address-change links die); `verify` also marks the address verified (a reset link reached it). */
+export async function setPassword(tx: Sql | TxSql, userId: string, hash: string, verifyEmail: string | null, now: Date) {
   const [row] = await tx<UserRow[]>`
-    update users set password_hash = ${hash},
+    update users set password_hash = ${hash}, password_changed_at = ${now},
            email_verified = email_verified or (${verifyEmail}::text is not null and lower(email) = lower(${verifyEmail}::text))
      where id = ${userId}
      returning id, username, email, password_hash, display_name, role, created_at, locale, email_verified`
   return row ?? null
+}
+
+/** When the account's password last changed (null: not since it was made). */
+export async function passwordChangedAt(tx: Sql | TxSql, userId: string) {
+  const [row] = await tx<{ at: Date | null }[]>`select password_changed_at as at from users where id = ${userId}`
+  return row?.at ?? null
+}
+
+/** Provider accounts linked to this account by a matching address (not the one that made it) are unlinked (sql/052). */
+export async function unlinkEmailIdentities(tx: Sql | TxSql, userId: string) {
+  const res = await tx`delete from user_identities where user_id = ${userId} and linked_by = 'email'`
+  return res.count
+}
+
+/** Every provider account of this account is unlinked (the address was proved by someone else than who made it). */
+export async function unlinkIdentities(tx: Sql | TxSql, userId: string) {
+  await tx`delete from user_identities where user_id = ${userId}`
+}
+
+/** The private calendar feed's URL stops working; the next GET /me/calendar makes a new one. */
+export async function dropCalendarFeed(tx: Sql | TxSql, userId: string) {
+  await tx`delete from calendar_feeds where user_id = ${userId}`
 }
 
 /** Ends the account's sessions, all of them or all but `keep`; on every instance (each request checks the row). */
@@ -136,4 +159,6 @@ export async function clearLoginThrottle(tx: Sql | TxSql, userId: string) {
 export async function purgeAccountRows(sql: Sql, now: Date) {
   await sql`delete from email_tokens where expires_at < ${new Date(now.getTime() - 86_400_000)}`
   await sql`delete from rate_limits where window_started_at + make_interval(secs => window_seconds) < ${now}`
+  // The invitation mail caps look back one day (sql/052).
+  await sql`delete from roster_invitation_mails where queued_at < ${new Date(now.getTime() - 2 * 86_400_000)}`
 }

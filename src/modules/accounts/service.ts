@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts'
-import type { Sql } from '../../db/connect.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
 import { iso } from '../../http/envelope.ts'
 import { AppError, conflict, invalidField, notFound } from '../../http/errors.ts'
 import type { CurrentUser } from '../../http/guards.ts'
@@ -115,10 +115,15 @@ export async function verifyEmail(d: AccountDeps, token: string, now: Date) {
       }
       const before = await q.userById(tx, link.user_id, true)
       if (!before) throw linkInvalid()
+      // Asked for by whoever knew the password then: a password changed since ends that.
+      const changed = await q.passwordChangedAt(tx, link.user_id)
+      if (changed && link.created_at < changed) throw linkInvalid()
       if (await q.emailTakenByOther(tx, link.email, link.user_id)) throw emailTaken()
       const user = await q.setEmail(tx, link.user_id, link.email)
-      // Links sent to the old address (verification, reset) stop working with it.
+      // Links sent to the old address (verification, reset) stop working with it, and so does a
+      // provider account linked through it: that link held for that address only.
       await q.retireLinks(tx, link.user_id, ['VERIFY_EMAIL', 'RESET_PASSWORD'], now)
+      await q.unlinkEmailIdentities(tx, link.user_id)
       if (before.email_verified && before.email.toLowerCase() !== link.email.toLowerCase() && d.config.smtpUrl) {
         await queueNotice(tx, before, link.email, now)
       }
@@ -250,10 +255,14 @@ export async function resetPassword(d: AccountDeps, body: ResetBody, now: Date) 
   const row = await d.sql.begin(async (tx) => {
     const link = await q.consumeLink(tx, hash, ['RESET_PASSWORD'], now)
     if (!link) throw linkInvalid()
-    const user = await q.setPassword(tx, link.user_id, passwordHash, link.email)
-    if (!user) throw linkInvalid()
+    const before = await q.userById(tx, link.user_id, true)
+    const user = await q.setPassword(tx, link.user_id, passwordHash, link.email, now)
+    if (!before || !user) throw linkInvalid()
     if (user.email_verified) await enrolInvitations(tx, user.id, user.email, now)
-    await q.endSessions(tx, link.user_id, now)
+    await recovered(tx, link.user_id, now, null)
+    // The address is proved for the first time: whoever made the account with it (a provider
+    // that did not vouch for the address, say) is not its owner; every sign-in provider goes.
+    if (!before.email_verified && user.email_verified) await q.unlinkIdentities(tx, link.user_id)
     await q.clearLoginThrottle(tx, link.user_id)
     return user
   })
@@ -265,11 +274,25 @@ export async function changePassword(d: AccountDeps, user: CurrentUser, sessionI
   await checkCurrentPassword(d, user, body.currentPassword, ctx.ip, ctx.now)
   const passwordHash = await Bun.password.hash(body.newPassword, { algorithm: 'argon2id' })
   await d.sql.begin(async (tx) => {
-    await q.setPassword(tx, user.id, passwordHash, null)
-    await q.endSessions(tx, user.id, ctx.now, sessionId)
-    // A reset link still in some mailbox would undo the change.
-    await q.retireLinks(tx, user.id, ['RESET_PASSWORD'], ctx.now)
+    await q.setPassword(tx, user.id, passwordHash, null, ctx.now)
+    await recovered(tx, user.id, ctx.now, sessionId)
   })
+}
+
+/**
+ * What every recovery of an account does besides the new password (a reset link, an operator's
+ * reset link, a password change), so that whoever held the account before keeps nothing: every
+ * session ends (but `keep`, the session that changed the password), open reset and address-change
+ * links die (a change link would move the account to their address; a reset link would undo the
+ * recovery), provider accounts linked by a matching address are unlinked (one may be theirs,
+ * linked through an address they had put on the account), and the private calendar URL changes
+ * (they may have read it). docs/accounts-security.md lists each token family.
+ */
+export async function recovered(tx: TxSql, userId: string, now: Date, keep: string | null) {
+  await q.endSessions(tx, userId, now, keep)
+  await q.retireLinks(tx, userId, ['RESET_PASSWORD', 'CHANGE_EMAIL'], now)
+  await q.unlinkEmailIdentities(tx, userId)
+  await q.dropCalendarFeed(tx, userId)
 }
 
 // ---- sessions ----------------------------------------------------------------------------

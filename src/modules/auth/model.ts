@@ -45,6 +45,14 @@ export const User = z
   })
   .meta({ id: 'User' })
 
+/** The user as `/auth/me` and registration show it to themselves. */
+export const Me = User.extend({
+  pendingCourseInvitations: z.number().int().meta({
+    description:
+      'Courses whose class list (roster import) invited this address and that this account joins once its address is verified (0 for verified or teacher accounts). The web app can say "confirm your e-mail address to join N course(s)".',
+  }),
+}).meta({ id: 'Me' })
+
 export const UpdateMeBody = z
   .object({
     locale: LocaleSchema.optional(),

@@ -33,6 +33,12 @@ export async function findTakenIdentity(sql: Sql, username: string, email: strin
      where lower(username) = lower(${username}) or lower(email) = lower(${email})`
 }
 
+/** Pending roster invitations of an address (course_invitations_email_idx). */
+export async function invitationsOfAddress(sql: Sql, email: string) {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from course_invitations where email = lower(${email})`
+  return row!.n
+}
+
 export async function findUserByIdentifier(sql: Sql, identifier: string) {
   const [row] = await sql<UserRow[]>`
     select id, username, email, password_hash, display_name, role, created_at, locale, email_verified

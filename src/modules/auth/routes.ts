@@ -6,7 +6,7 @@ import { clearSessionCookie } from './session.ts'
 import { envelope, iso, ok } from '../../http/envelope.ts'
 import { AppError } from '../../http/errors.ts'
 import { clientIp } from '../../http/client-ip.ts'
-import { LoginBody, LoginResult, RegisterBody, UpdateMeBody, User } from './model.ts'
+import { LoginBody, LoginResult, Me, RegisterBody, UpdateMeBody, User } from './model.ts'
 import * as service from './service.ts'
 
 export function authRoutes(deps: Deps) {
@@ -29,7 +29,7 @@ export function authRoutes(deps: Deps) {
       {
         transform: passwordLoginOnly,
         body: RegisterBody,
-        response: { 201: envelope(User) },
+        response: { 201: envelope(Me) },
         detail: {
           summary: 'Register an account',
           description:
@@ -61,10 +61,13 @@ export function authRoutes(deps: Deps) {
         },
       },
     )
-    .get('/me', ({ user }) => ok(service.toUser(user)), {
+    .get('/me', async ({ user }) => ok(await service.withPendingInvitations(sql, service.toUser(user))), {
       auth: true,
-      response: { 200: envelope(User) },
-      detail: { summary: 'The current user' },
+      response: { 200: envelope(Me) },
+      detail: {
+        summary: 'The current user',
+        description: '`pendingCourseInvitations`: courses that imported this address in their class list and that this (unverified student) account joins once its address is verified.',
+      },
     })
     .patch('/me', async ({ user, body }) => ok(await service.updateMe(sql, user, body), 'Saved.'), {
       auth: true,

@@ -83,7 +83,16 @@ export async function register(sql: Sql, body: RegisterBody, ctx: RegisterContex
   // Courses that imported this address in a roster enrol the student once the address is
   // verified (accounts/service.ts). Without e-mail nobody can verify, so registration does it.
   if (row.role === 'STUDENT' && !config.smtpUrl) await enrolInvitedUser(sql, row.id, row.email, now)
-  return toUser(fromRow(row))
+  return withPendingInvitations(sql, toUser(fromRow(row)))
+}
+
+/**
+ * The user and the number of courses it joins once its address is verified (roster invitations
+ * of its address): only an unverified student account can have any, so only it pays the lookup.
+ */
+export async function withPendingInvitations(sql: Sql, user: ReturnType<typeof toUser>) {
+  const pending = user.role === 'STUDENT' && !user.emailVerified ? await q.invitationsOfAddress(sql, user.email) : 0
+  return { ...user, pendingCourseInvitations: pending }
 }
 
 export interface LoginContext {

@@ -132,7 +132,7 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<':
 export function composeAccountMail(item: AccountOutboxItem, s: MailSettings): { mail: MailMessage } | { skip: string } {
   const sameAddress = (item.email ?? '').toLowerCase() === item.to_address.toLowerCase()
   if ((item.kind === 'VERIFY_EMAIL' || item.kind === 'RESET_PASSWORD') && !sameAddress) return { skip: 'the account has another address now' }
-  if (item.kind === 'ROSTER_INVITATION' && !item.still_invited) return { skip: 'the invitation was revoked or taken' }
+  if (item.kind === 'ROSTER_INVITATION' && !item.still_invited) return { skip: 'the invitation was revoked or taken, or the address has an account now' }
   const locale = resolveLocale(item.locale ?? item.mail_locale, null)
   const t = TEXTS[locale][item.kind]
   const params = { ...(item.mail_params ?? {}) }

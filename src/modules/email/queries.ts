@@ -4,23 +4,6 @@ import type { NotificationType } from '../notifications/types.ts'
 
 export type AccountMailKind = 'VERIFY_EMAIL' | 'CHANGE_EMAIL' | 'RESET_PASSWORD' | 'EMAIL_CHANGED' | 'ROSTER_INVITATION'
 
-/**
- * Queues the mail of each of these new roster invitations (sql/038), in the import's transaction:
- * one INSERT … SELECT whatever their number. The row's id is the invitation's, so an invitation
- * queues one mail at most. No user (the address has no account) and no text from the teacher:
- * the mail is fixed text plus a registration link, in `locale`.
- */
-export async function queueInvitationMails(tx: Sql | TxSql, invitationIds: string[], locale: string, now: Date) {
-  if (invitationIds.length === 0) return 0
-  const res = await tx`
-    insert into email_outbox (id, kind, user_id, to_address, locale, created_at, next_attempt_at)
-    select i.id, 'ROSTER_INVITATION', null, i.email, ${locale}, ${now}, ${now}
-      from course_invitations i
-     where i.id = any(${invitationIds}::uuid[])
-    on conflict (id) do nothing`
-  return res.count
-}
-
 /** An account mail (not a notification) to a fixed address, in the notification outbox. */
 export async function queueAccountMail(
   tx: Sql | TxSql,
@@ -62,7 +45,7 @@ export interface AccountOutboxItem extends OutboxCommon {
   mail_locale: string | null
   secret: Uint8Array | null
   mail_params: Record<string, string> | null
-  /** A roster invitation's mail: whether the invitation (same id) is still pending. */
+  /** A roster invitation's mail: whether the invitation (same id) is still pending and the address has no account yet. */
   still_invited: boolean
 }
 
@@ -95,7 +78,9 @@ export async function claimDue(sql: Sql, now: Date, limit: number, leaseMs: numb
     )
     select c.id, c.kind, c.notification_id, c.user_id, c.attempts, c.created_at, c.to_address, c.mail_locale,
            c.secret, c.mail_params, u.email, coalesce(u.email_verified, false) as email_verified, u.locale,
-           (c.kind <> 'ROSTER_INVITATION' or exists (select 1 from course_invitations i where i.id = c.id)) as still_invited,
+           -- An invitation's mail: the invitation still pending and the address still without an account.
+           (c.kind <> 'ROSTER_INVITATION' or (exists (select 1 from course_invitations i where i.id = c.id)
+                                               and not exists (select 1 from users x where lower(x.email) = lower(c.to_address)))) as still_invited,
            n.notification_type, n.title, n.content, n.action_path, n.params
       from claimed c
       left join users u on u.id = c.user_id

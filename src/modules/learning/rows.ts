@@ -166,8 +166,20 @@ export function questionResults(questions: StoredQuestion[], answers: StoredAnsw
   return questions.map((q) => ({
     questionId: q.id,
     points: q.points,
-    earned: q.type === 'SHORT_ANSWER' ? (awarded.get(q.id) ?? null) : isCorrect(q, byQuestion.get(q.id)) ? q.points : 0,
+    // A score given before the question's points were lowered (and not rescored yet) shows as at most its points (issue 48).
+    earned: q.type === 'SHORT_ANSWER' ? capped(awarded.get(q.id), q.points) : isCorrect(q, byQuestion.get(q.id)) ? q.points : 0,
   }))
+}
+
+const capped = (score: number | undefined, points: number) => (score === undefined ? null : Math.min(score, points))
+
+/**
+ * The per-question scores as a student sees them: never above the question's points now (the
+ * teacher sees what is stored, so that the grading's 400 naming a stale score can be acted on).
+ */
+export function studentQuestionScores(questions: StoredQuestion[], scores: QuestionScore[]) {
+  const points = new Map(questions.map((q) => [q.id, q.points]))
+  return scores.map((s) => (points.has(s.questionId) ? { ...s, score: Math.min(s.score, points.get(s.questionId)!) } : s))
 }
 
 /** Download path of file `position` of a learning submission (1, the first, needs no query). */
@@ -178,7 +190,7 @@ export const learningFileUrl = (courseId: string, submissionId: string, position
  * A sheet as the API shows it: with the task's `questions`, a graded quiz sheet carries its
  * per-question results; with its `files` (when loaded), their download links.
  */
-export const toSubmission = (r: SubmissionRow, questions: StoredQuestion[] = [], files: FileRow[] = []) => ({
+export const toSubmission = (r: SubmissionRow, questions: StoredQuestion[] = [], files: FileRow[] = [], viewer: 'TEACHER' | 'STUDENT' = 'TEACHER') => ({
   id: r.id,
   taskId: r.task_id,
   courseId: r.course_id,
@@ -187,7 +199,7 @@ export const toSubmission = (r: SubmissionRow, questions: StoredQuestion[] = [],
   answers: r.answers,
   autoScore: num(r.auto_score),
   score: num(r.score),
-  questionScores: r.question_scores ?? [],
+  questionScores: viewer === 'STUDENT' ? studentQuestionScores(questions, r.question_scores ?? []) : (r.question_scores ?? []),
   questionResults: r.status === 'GRADED' && r.answers ? questionResults(questions, r.answers, r.question_scores ?? []) : [],
   feedback: r.feedback,
   status: r.status,

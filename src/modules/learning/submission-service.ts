@@ -152,9 +152,9 @@ const fileRow = (submissionId: string, position: number, f: CleanFile): FileRow 
 })
 
 /** Rows → API objects with their files: one query for the files of all of them. */
-async function withFiles(sql: Sql | TxSql, rows: SubmissionRow[], questions: StoredQuestion[]) {
+async function withFiles(sql: Sql | TxSql, rows: SubmissionRow[], questions: StoredQuestion[], viewer: 'TEACHER' | 'STUDENT' = 'TEACHER') {
   const files = await filesOf(sql, 'learning', rows.map((r) => r.id))
-  return rows.map((r) => toSubmission(r, questions, files.get(r.id)))
+  return rows.map((r) => toSubmission(r, questions, files.get(r.id), viewer))
 }
 
 /**
@@ -236,7 +236,7 @@ export async function listSubmissions(sql: Sql, course: CourseAccess, user: Curr
   if (!task || (course.as === 'STUDENT' && task.publish_state !== 'PUBLISHED')) throw taskNotFound()
   const studentId = course.as === 'STUDENT' ? user.id : (query.studentId ?? null)
   const { items, total } = await q.listSubmissions(sql, taskId, studentId, query.pageSize, offsetOf(query))
-  return page(await withFiles(sql, items, task.questions), total, query)
+  return page(await withFiles(sql, items, task.questions, course.as), total, query)
 }
 
 /**

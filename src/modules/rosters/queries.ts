@@ -4,8 +4,8 @@ import type { Role } from '../../http/guards.ts'
 type Db = Sql | TxSql
 
 export async function findAccount(sql: Db, identifier: string) {
-  const [row] = await sql<{ id: string; username: string; display_name: string; role: Role }[]>`
-    select id, username, display_name, role
+  const [row] = await sql<{ id: string; username: string; display_name: string; role: Role; by_email: boolean; email_verified: boolean }[]>`
+    select id, username, display_name, role, lower(email) = lower(${identifier}) as by_email, email_verified
       from users
      where lower(username) = lower(${identifier}) or lower(email) = lower(${identifier})
      limit 1`
@@ -48,8 +48,8 @@ export async function lockRoster(tx: TxSql, courseId: string) {
 
 /** The accounts of these (lower-cased) addresses: one index probe each (users_email_lower_key). */
 export async function accountsByEmail(sql: Db, emails: string[]) {
-  return sql<{ id: string; email: string; role: Role }[]>`
-    select u.id, lower(u.email) as email, u.role
+  return sql<{ id: string; email: string; role: Role; email_verified: boolean }[]>`
+    select u.id, lower(u.email) as email, u.role, u.email_verified
       from unnest(${emails}::text[]) as e (email)
       join users u on lower(u.email) = e.email`
 }
@@ -69,16 +69,35 @@ export async function insertMembers(sql: Db, courseIds: string[], userIds: strin
     returning course_id, user_id`
 }
 
-/** Invites addresses without an account; an address already invited keeps its invitation. */
-export async function insertInvitations(sql: Db, courseId: string, emails: string[], invitedBy: string, now: Date) {
+/**
+ * Invites addresses (without an account, or of an unverified one); an address already invited
+ * keeps its invitation. `mail`: whether its mail waits to be sent (sql/052), in which language.
+ */
+export async function insertInvitations(
+  sql: Db,
+  courseId: string,
+  emails: string[],
+  invitedBy: string,
+  now: Date,
+  mail: { state: 'WAITING' | 'NONE'; locale: string | null },
+) {
   if (emails.length === 0) return []
   return sql<{ id: string; email: string }[]>`
-    insert into course_invitations (id, course_id, email, invited_by, created_at)
-    select gen_uuid_v7(), ${courseId}, e.email, ${invitedBy}, ${now}
+    insert into course_invitations (id, course_id, email, invited_by, created_at, mail_state, mail_locale)
+    select gen_uuid_v7(), ${courseId}, e.email, ${invitedBy}, ${now}, ${mail.state}, ${mail.locale}
       from unnest(${emails}::text[]) as e (email)
      order by e.email
     on conflict (course_id, email) do nothing
     returning id, email`
+}
+
+/** Which of these addresses' invitations to the course still wait for their mail. */
+export async function waitingInvitations(sql: Db, courseId: string, emails: string[]) {
+  if (emails.length === 0) return []
+  const rows = await sql<{ email: string }[]>`
+    select email from course_invitations
+     where course_id = ${courseId} and email = any(${emails}::text[]) and mail_state = 'WAITING'`
+  return rows.map((r) => r.email)
 }
 
 export async function listInvitations(sql: Db, courseId: string, limit: number, offset: number) {

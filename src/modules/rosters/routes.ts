@@ -43,7 +43,7 @@ export function rosterRoutes(deps: Deps) {
       '/:courseId/teachers',
       async ({ course, user, body, set }) => {
         set.status = 201
-        return ok(await service.addCoTeacher(sql, course, user, body, clock.now()), 'Co-teacher added.')
+        return ok(await service.addCoTeacher(sql, course, user, body, clock.now(), Boolean(config.smtpUrl)), 'Co-teacher added.')
       },
       {
         params: CourseParams,
@@ -54,7 +54,7 @@ export function rosterRoutes(deps: Deps) {
           summary: "Add a co-teacher (the course's owner)",
           description:
             'A TEACHER account, by username or e-mail (case-insensitive), gets every teacher right in the course except managing co-teachers. ' +
-            'Already a teacher of it → 409 (40906); a STUDENT account → 409 (40907); unknown → 404.',
+            'Already a teacher of it → 409 (40906); a STUDENT account → 409 (40907); unknown → 404. On a server that sends e-mail, an account named by an address it has not verified → 409 (40900): add it by username.',
         },
       },
     )
@@ -109,7 +109,14 @@ export function rosterRoutes(deps: Deps) {
       '/:courseId/roster',
       async ({ course, user, request }) =>
         ok(
-          await service.importRoster(sql, course.id, user, await rosterRows(request), clock.now(), config.smtpUrl ? requestLocale(request) : null),
+          await service.importRoster(
+            sql,
+            course.id,
+            user,
+            await rosterRows(request),
+            clock.now(),
+            config.smtpUrl ? { locale: requestLocale(request), perDay: config.invitationMailsPerDay } : null,
+          ),
           'Roster imported.',
         ),
       {
@@ -121,9 +128,11 @@ export function rosterRoutes(deps: Deps) {
           summary: 'Import a class list (course teacher)',
           description:
             '`application/json` `{ emails: [...] }` or `text/csv` with a header row naming an `email` column; at most 5,000 rows. ' +
-            'A STUDENT account with the address (case-insensitive) is enrolled as if it had joined by code; a TEACHER account, a malformed or repeated address is reported in `invalid`; ' +
-            'an unknown address gets a pending invitation, and whoever registers with it is enrolled. When the server sends e-mail, each new invitation also mails the address once ' +
-            '(fixed text in the language of this request, no course title or name, a link to `/register?email=…`). Importing the same list again changes nothing and mails nobody.',
+            'A STUDENT account with the address (case-insensitive) is enrolled as if it had joined by code when its address is verified (on a server without e-mail: always); an unverified one gets a pending invitation and joins when it verifies (`awaitingVerification`). ' +
+            'A TEACHER account, a malformed or repeated address is reported in `invalid`; an unknown address gets a pending invitation, and whoever registers with it is enrolled once the address is verified. ' +
+            'When the server sends e-mail, each new invitation of an unknown address is mailed (fixed text in the language of this request, no course title or name, a link to `/register?email=…`) within the caps: ' +
+            'only once your own address is verified, at most one invitation mail per address a day whatever the course, at most `INVITATION_MAILS_PER_DAY` (default 2,000) per teacher a day. ' +
+            '`mailWaiting` lists the invitations whose mail waits (they are mailed later by themselves). Importing the same list again changes nothing and mails nobody.',
           requestBody: {
             required: true,
             content: {

@@ -4,15 +4,23 @@ import { iso } from '../../http/envelope.ts'
 import { AppError, conflict, invalidField, notFound } from '../../http/errors.ts'
 import type { CourseAccess, CurrentUser } from '../../http/guards.ts'
 import { offsetOf, page, type PageQuery } from '../../http/pagination.ts'
-import { queueInvitationMails } from '../email/queries.ts'
 import { studentLeft, studentsJoined } from '../reminders/hooks.ts'
 import { ROSTER_MAX_ROWS, type AddTeacherBody, type InvalidReason, type RosterReport } from './model.ts'
+import { queueTeacherInvitationMails, type WaitReason } from './invitation-mail.ts'
 import * as q from './queries.ts'
 
 /** A co-teacher as a member of the course (the shape of GET /courses/{id}/members items). */
-export async function addCoTeacher(sql: Sql, course: CourseAccess, owner: CurrentUser, body: AddTeacherBody, now: Date) {
+export async function addCoTeacher(sql: Sql, course: CourseAccess, owner: CurrentUser, body: AddTeacherBody, now: Date, mailOn: boolean) {
   const account = await q.findAccount(sql, body.identifier)
   if (!account) throw notFound('NOT_FOUND', 'No account has this username or e-mail.')
+  // An address only names its owner once the owner proved it: anyone may register a colleague's
+  // address and wait to be added by it (issue 48). A username names the account itself.
+  if (account.by_email && !account.email_verified && mailOn) {
+    throw conflict(
+      'CONFLICT',
+      'The account with this e-mail address has not confirmed the address, so it cannot be added by address. Add the teacher by username, or ask them to confirm their address first.',
+    )
+  }
   if (account.role === 'STUDENT') {
     throw conflict('STUDENT_ACCOUNT', 'This is a student account; only teacher accounts can become co-teachers.')
   }
@@ -107,14 +115,25 @@ function csvFields(line: string): string[] {
 
 export const rowsOfJson = (emails: string[]): RosterRow[] => emails.map((value, i) => ({ row: i + 1, value }))
 
+/** What a roster import needs to know about the server's mail (null: the server sends no e-mail). */
+export interface RosterMail {
+  /** The language of invitation mails (the importing request's). */
+  locale: string
+  /** INVITATION_MAILS_PER_DAY: one teacher's invitation mails in any 24 hours. */
+  perDay: number
+}
+
 /**
  * Enrols a list of addresses. A STUDENT account is enrolled exactly as a join by code (its
- * late-joiner reminders, in bulk), a TEACHER account or a malformed address is reported, an
- * unknown address gets a pending invitation. Idempotent: a second import of the same list
- * changes nothing (memberships and invitations are unique). Imports of one course are
- * serialised; the statements are set-based whatever the list's length. With `mailLocale` (the
- * server sends e-mail) each new invitation also queues one invitation mail in that language
- * (the importing request's): a re-import invites nobody anew, so it mails nobody again.
+ * late-joiner reminders, in bulk) when its address is verified — or whatever its address on a
+ * server without e-mail, where nobody can verify; an unverified one gets a pending invitation
+ * instead and is enrolled when it verifies (whoever registered the address first cannot enter a
+ * course through someone else's class list, issue 48). A TEACHER account or a malformed address
+ * is reported, an unknown address gets a pending invitation. Idempotent: a second import of the
+ * same list changes nothing (memberships and invitations are unique). Imports of one course are
+ * serialised; the statements are set-based whatever the list's length. With `mail` (the server
+ * sends e-mail) each new invitation of an unknown address is mailed once, within the caps of
+ * invitation-mail.ts; the report lists the invitations whose mail waits, and why.
  */
 export async function importRoster(
   sql: Sql,
@@ -122,7 +141,7 @@ export async function importRoster(
   teacher: CurrentUser,
   rows: RosterRow[],
   now: Date,
-  mailLocale: string | null = null,
+  mail: RosterMail | null = null,
 ): Promise<RosterReport> {
   const invalid: RosterReport['invalid'] = []
   const rowOf = new Map<string, RosterRow>()
@@ -134,12 +153,14 @@ export async function importRoster(
     else rowOf.set(address.toLowerCase(), r)
   }
   const addresses = [...rowOf.keys()]
-  const report = await sql.begin(async (tx) => {
+  const { report, waiting } = await sql.begin(async (tx) => {
     await q.lockRoster(tx, courseId)
     const accounts = addresses.length ? await q.accountsByEmail(tx, addresses) : []
     const known = new Set(accounts.map((a) => a.email))
     for (const a of accounts) if (a.role === 'TEACHER') reject(rowOf.get(a.email)!, 'TEACHER_ACCOUNT')
-    const students = accounts.filter((a) => a.role === 'STUDENT').map((a) => a.id)
+    const studentAccounts = accounts.filter((a) => a.role === 'STUDENT')
+    const students = studentAccounts.filter((a) => a.email_verified || !mail).map((a) => a.id)
+    const unverified = studentAccounts.filter((a) => !a.email_verified && mail).map((a) => a.email)
     const added = await q.insertMembers(tx, students.map(() => courseId), students, now)
     await studentsJoined(
       tx,
@@ -148,19 +169,22 @@ export async function importRoster(
       now,
     )
     const unknown = addresses.filter((a) => !known.has(a))
-    const invited = await q.insertInvitations(tx, courseId, unknown, teacher.id, now)
-    if (mailLocale) {
-      await queueInvitationMails(
-        tx,
-        invited.map((i) => i.id),
-        mailLocale,
-        now,
-      )
+    // An existing account is never mailed by a teacher's import; it joins when it verifies.
+    await q.insertInvitations(tx, courseId, unverified, teacher.id, now, { state: 'NONE', locale: null })
+    await q.insertInvitations(tx, courseId, unknown, teacher.id, now, { state: mail ? 'WAITING' : 'NONE', locale: mail?.locale ?? null })
+    let waiting: { email: string; reason: WaitReason }[] = []
+    if (mail) {
+      const reason = await queueTeacherInvitationMails(tx, teacher.id, mail.perDay, now, unknown)
+      if (reason) waiting = (await q.waitingInvitations(tx, courseId, unknown)).map((email) => ({ email, reason }))
     }
-    return { enrolled: added.length, alreadyMembers: students.length - added.length, invited: unknown.length }
+    return {
+      report: { enrolled: added.length, alreadyMembers: students.length - added.length, invited: unknown.length + unverified.length, awaitingVerification: unverified.length },
+      waiting,
+    }
   })
   invalid.sort((a, b) => a.row - b.row)
-  return { ...report, invalid }
+  const mailWaiting = waiting.map((w) => ({ row: rowOf.get(w.email)!.row, value: rowOf.get(w.email)!.value, reason: w.reason })).sort((a, b) => a.row - b.row)
+  return { ...report, invalid, mailWaiting }
 }
 
 export async function listInvitations(sql: Sql, courseId: string, query: PageQuery) {

@@ -34,11 +34,12 @@ export async function purgeExpiredSignIns(sql: Db, now: Date) {
 export interface SsoUserRow {
   id: string
   role: Role
+  email_verified: boolean
 }
 
 export async function findUserByIdentity(sql: Db, issuer: string, subject: string) {
   const [row] = await sql<SsoUserRow[]>`
-    select u.id, u.role
+    select u.id, u.role, u.email_verified
       from user_identities i join users u on u.id = i.user_id
      where i.issuer = ${issuer} and i.subject = ${subject}`
   return row ?? null
@@ -46,7 +47,7 @@ export async function findUserByIdentity(sql: Db, issuer: string, subject: strin
 
 export async function findUserByEmail(sql: Db, email: string) {
   const [row] = await sql<SsoUserRow[]>`
-    select id, role from users where lower(email) = lower(${email})`
+    select id, role, email_verified from users where lower(email) = lower(${email})`
   return row ?? null
 }
 
@@ -56,14 +57,11 @@ export async function identityOfIssuer(sql: Db, userId: string, issuer: string) 
   return row ?? null
 }
 
-export async function insertIdentity(sql: Db, i: { issuer: string; subject: string; userId: string; now: Date }) {
+/** `linkedBy`: the provider account made the local one, or was linked to it by a matching verified address (sql/052). */
+export async function insertIdentity(sql: Db, i: { issuer: string; subject: string; userId: string; now: Date; linkedBy: 'created' | 'email' }) {
   await sql`
-    insert into user_identities (issuer, subject, user_id, created_at)
-    values (${i.issuer}, ${i.subject}, ${i.userId}, ${i.now})`
-}
-
-export async function markEmailVerified(sql: Db, userId: string) {
-  await sql`update users set email_verified = true where id = ${userId} and not email_verified`
+    insert into user_identities (issuer, subject, user_id, created_at, linked_by)
+    values (${i.issuer}, ${i.subject}, ${i.userId}, ${i.now}, ${i.linkedBy})`
 }
 
 /** Which of the candidate usernames are taken (case-insensitively), in one statement. */
@@ -82,6 +80,6 @@ export async function insertSsoUser(
     insert into users (id, username, email, email_verified, password_hash, display_name, role, created_at)
     values (${u.id}, ${u.username}, ${u.email}, ${u.emailVerified}, ${u.passwordHash}, ${u.displayName}, ${u.role}, ${u.now})
     on conflict do nothing
-    returning id, role`
+    returning id, role, email_verified`
   return row ?? null
 }

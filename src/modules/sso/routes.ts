@@ -110,14 +110,14 @@ export function ssoRoutes(deps: Deps) {
           return redirectTo(set, result.next)
         } catch (e) {
           log.warn('single sign-on failed', { requestId: requestIdOf(request), ...reasonOf(e) })
-          return redirectTo(set, FAILED)
+          return redirectTo(set, e instanceof service.SsoFailure && e.shown !== 'sso' ? `/login?error=${e.shown}` : FAILED)
         }
       },
       {
         detail: {
           summary: 'Single sign-on callback (the redirect URI)',
           description:
-            'The provider sends the browser here. Checks state (single use, same browser), the code, the ID token (signature, issuer, audience, nonce, expiry); finds the account by issuer and `sub`, else links the account with the e-mail only when `email_verified` is true, else creates one (role by `OIDC_TEACHER_RULE`). Then the same login cookie as a password login and a 302 to `next`. Any failure: 302 to `/login?error=sso`, nothing created, and a log line saying why.',
+            'The provider sends the browser here. Checks state (single use, same browser), the code, the ID token (signature, issuer, audience, nonce, expiry); finds the account by issuer and `sub`, else links the account with the e-mail only when `email_verified` is true, else creates one (role by `OIDC_TEACHER_RULE`). Then the same login cookie as a password login and a 302 to `next`. An existing account is linked only when its own address is verified too; an unverified local account with that address → 302 to `/login?error=sso-unverified-local` (the page explains: prove the address with "forgot password", or ask the school), nothing linked. Any other failure: 302 to `/login?error=sso`, nothing created, and a log line saying why.',
           responses: { 302: { description: 'To `next` (logged in), or to `/login?error=sso`.' } },
         },
       },

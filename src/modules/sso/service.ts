@@ -3,6 +3,7 @@ import type { Sql, TxSql } from '../../db/connect.ts'
 import type { Role } from '../../http/guards.ts'
 import { newId } from '../../lib/ids.ts'
 import { startSession } from '../auth/session.ts'
+import { enrolInvitations } from '../rosters/service.ts'
 import { randomCodeVerifier, randomSecret, type Claims, type OidcClient } from './client.ts'
 import * as q from './queries.ts'
 
@@ -10,9 +11,16 @@ import * as q from './queries.ts'
 export const SIGN_IN_TTL_MS = 10 * 60 * 1000
 export const DEFAULT_NEXT = '/courses'
 
-/** Why a sign-in failed: logged, never shown (the browser only learns `?error=sso`). */
+/** Why a sign-in failed: logged, never shown (the browser only learns `?error=sso`, or `?error=` this `shown` code). */
 export class SsoFailure extends Error {
   override name = 'SsoFailure'
+  constructor(
+    message: string,
+    /** The `error` the login page is sent with when it has something to explain (else `sso`). */
+    readonly shown: 'sso' | 'sso-unverified-local' = 'sso',
+  ) {
+    super(message)
+  }
 }
 
 export const sha256 = (s: string) => new Bun.CryptoHasher('sha256').update(s).digest('base64url')
@@ -148,10 +156,14 @@ async function accountFor(tx: TxSql, issuer: string, claims: Claims, cfg: OidcCo
   if (email && verified) {
     const existing = await q.findUserByEmail(tx, email)
     if (existing) {
+      // Only an account whose own address was proved is handed over: anyone may register an
+      // address and leave it unverified, then wait for its owner to sign in here (issue 48).
+      if (!existing.email_verified) {
+        throw new SsoFailure('an unverified local account holds the verified e-mail; it is not linked', 'sso-unverified-local')
+      }
       const other = await q.identityOfIssuer(tx, existing.id, issuer)
       if (other) throw new SsoFailure('the account with this verified e-mail is already linked to another account of this provider')
-      await q.insertIdentity(tx, { issuer, subject: claims.sub, userId: existing.id, now })
-      await q.markEmailVerified(tx, existing.id)
+      await q.insertIdentity(tx, { issuer, subject: claims.sub, userId: existing.id, now, linkedBy: 'email' })
       return existing.id
     }
   }
@@ -175,6 +187,8 @@ async function accountFor(tx: TxSql, issuer: string, claims: Claims, cfg: OidcCo
     now,
   })
   if (!created) throw new SsoFailure('the username or e-mail was taken by a concurrent registration')
-  await q.insertIdentity(tx, { issuer, subject: claims.sub, userId: created.id, now })
+  await q.insertIdentity(tx, { issuer, subject: claims.sub, userId: created.id, now, linkedBy: 'created' })
+  // Roster invitations of a verified address enrol the new student, as a verified registration does.
+  if (verified) await enrolInvitations(tx, created.id, email, now)
   return created.id
 }

@@ -37,6 +37,8 @@ export default function LoginPage() {
   const loggedOut = Boolean((location.state as { loggedOut?: boolean } | null)?.loggedOut)
   const registered = params.get('registered') === '1'
   const ssoFailed = params.get('error') === 'sso'
+  // Single sign-on found an account with the same address whose address was never confirmed: not linked (issue 48).
+  const ssoUnverifiedLocal = params.get('error') === 'sso-unverified-local'
 
   const [identifier, setIdentifier] = useState('')
   const [password, setPassword] = useState('')
@@ -91,6 +93,14 @@ export default function LoginPage() {
           <p className="notice notice-error" role="alert" data-testid="sso-error">
             {ts('failed')}
           </p>
+        )}
+        {ssoUnverifiedLocal && (
+          <div className="notice notice-error" role="alert" data-testid="sso-unverified-local">
+            <p>{ts('unverifiedLocal')}</p>
+            <p>
+              {ts('unverifiedLocalWhatToDo')} <Link to="/forgot-password">{ts('unverifiedLocalReset')}</Link>
+            </p>
+          </div>
         )}
         {oidc && (
           <>
