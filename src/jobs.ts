@@ -13,7 +13,6 @@ import { fanoutOf } from './fanout.ts'
 import { publishScheduledTasks } from './modules/learning/publishing.ts'
 import { sweepStorage } from './storage/sweep.ts'
 import { createBackup } from './backup/backup.ts'
-import { LocalDiskStorage } from './storage/local-disk.ts'
 
 export interface Job {
   name: string
@@ -66,7 +65,7 @@ export function backupJob(deps: Deps, dumpDataDir: () => Promise<Blob>): Job {
       const { path, manifest } = await createBackup({
         sql: deps.sql,
         dumpDataDir,
-        filesRoot: deps.storage instanceof LocalDiskStorage ? deps.storage.root : null,
+        filesRoot: deps.storage.localRoot ?? null,
         backupDir: deps.config.backupDir,
         keep: deps.config.backupKeep,
         now,

@@ -40,7 +40,7 @@ const applied = await migrate(db.sql)
 log.info('database ready', { kind: db.kind, migrationsApplied: applied })
 
 const jwtSecret = config.jwtSecret ?? (await embeddedJwtSecret(config.dataDir))
-const storage = await createStorage(config)
+const storage = await createStorage(config, log)
 const lifecycle: Lifecycle = { draining: false }
 const deps: Deps = {
   sql: db.sql,
