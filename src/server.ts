@@ -7,7 +7,10 @@ import { backupJob, defaultJobs, scheduler, stopJobs } from './jobs.ts'
 import { fanoutOf } from './fanout.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
-import { bodyCeiling, onUnhandledRejection } from './http/plumbing.ts'
+import { bodyCeiling, isConnectionError, onUnhandledRejection } from './http/plumbing.ts'
+import { isStorageFull } from './http/errors.ts'
+import { databaseHost, DatabaseStartTimeout, waitForDatabase } from './db/wait-start.ts'
+import { serveWhileStarting } from './http/starting.ts'
 import { serveMetrics } from './metrics.ts'
 import { embeddedJwtSecret } from './secrets.ts'
 import { createStorage } from './storage/create.ts'
@@ -29,14 +32,48 @@ process.on('unhandledRejection', (reason) => {
 })
 usePrebuiltWeb(config.webDistDir)
 
-const db = await connectDatabase({
-  databaseUrl: config.databaseUrl,
-  dataDir: config.dataDir,
-  embeddedTemplate: config.embeddedTemplateDir,
-  poolMax: config.dbPoolMax,
-  connectTimeoutSeconds: config.dbConnectTimeoutSeconds,
-})
-const applied = await migrate(db.sql)
+/** Listening failed (the port is taken): one clear line, and the start ends. */
+function cannotListen(e: unknown): never {
+  const code = (e as NodeJS.ErrnoException)?.code
+  const reason = code === 'EADDRINUSE' ? 'the port is already in use by another process' : String((e as Error)?.message ?? e)
+  log.error('cannot listen', { host: config.host, port: config.port, code, reason })
+  console.error(`Cannot listen on ${config.host}:${config.port}: ${reason}. Stop the other process or set PORT.`)
+  process.exit(1)
+}
+
+/** A start that cannot go on (a database that refuses us, a data directory we cannot use): one line, no stack. */
+function cannotStart(what: string, e: unknown): never {
+  const fields = { code: (e as { code?: unknown })?.code, error: String((e as Error)?.message ?? e) }
+  log.error(what, fields)
+  console.error(`${what}: ${fields.error}`)
+  process.exit(1)
+}
+
+// PostgreSQL may come up after us (issue 49): the port answers at once, 503 while the database
+// is awaited, and the app takes the port over as soon as it is reachable.
+const starting = config.databaseUrl ? serveWhileStarting({ port: config.port, hostname: config.host }, cannotListen) : undefined
+let db: Awaited<ReturnType<typeof connectDatabase>>
+let applied: number
+try {
+  db = await connectDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    embeddedTemplate: config.embeddedTemplateDir,
+    poolMax: config.dbPoolMax,
+    connectTimeoutSeconds: config.dbConnectTimeoutSeconds,
+  })
+  if (config.databaseUrl) {
+    await waitForDatabase(db.sql, { host: databaseHost(config.databaseUrl), timeoutSeconds: config.dbStartTimeoutSeconds, log, isUnreachable: isConnectionError })
+  }
+  applied = await migrate(db.sql)
+} catch (e) {
+  if (e instanceof DatabaseStartTimeout) {
+    console.error(e.message)
+    process.exit(1)
+  }
+  if (isStorageFull(e)) cannotStart('cannot start: the disk under DATA_DIR is full', e)
+  cannotStart('cannot start: the database failed', e)
+}
 log.info('database ready', { kind: db.kind, migrationsApplied: applied })
 
 const jwtSecret = config.jwtSecret ?? (await embeddedJwtSecret(config.dataDir))
@@ -62,6 +99,7 @@ const app = buildApp(deps)
     if (lifecycle.draining) set.headers['connection'] = 'close'
   })
   .use(jobs)
+starting?.stop()
 try {
   app.listen({
     port: config.port,
@@ -72,13 +110,9 @@ try {
     maxRequestBodySize: bodyCeiling(config.maxUploadBytes),
   })
 } catch (e) {
-  const code = (e as NodeJS.ErrnoException)?.code
-  const reason = code === 'EADDRINUSE' ? 'the port is already in use by another process' : String((e as Error)?.message ?? e)
-  log.error('cannot listen', { host: config.host, port: config.port, code, reason })
-  console.error(`Cannot listen on ${config.host}:${config.port}: ${reason}. Stop the other process or set PORT.`)
   stopJobs(jobs.store)
   await db.close().catch(() => {})
-  process.exit(1)
+  cannotListen(e)
 }
 log.info('listening', { url: `http://${config.host}:${config.port}`, database: db.kind })
 // Prometheus metrics on their own port, never the public one.

@@ -142,7 +142,8 @@ export function onUnhandledRejection(log: Logger, reason: unknown): 'continue' |
     stack: (reason as any)?.stack,
   }
   if (isConnectionError(reason)) {
-    log.error('unhandled rejection (database connection); carrying on', fields)
+    // An outage, not a bug: its stack says nothing (node:net frames) and floods the log.
+    log.error('unhandled rejection (database connection); carrying on', { ...fields, stack: undefined })
     return 'continue'
   }
   log.error('unhandled rejection; exiting', fields)
