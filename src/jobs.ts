@@ -13,6 +13,7 @@ import { fanoutOf } from './fanout.ts'
 import { publishScheduledTasks } from './modules/learning/publishing.ts'
 import { sweepStorage } from './storage/sweep.ts'
 import { createBackup } from './backup/backup.ts'
+import { oneAtATime } from './backup/on-demand.ts'
 
 export interface Job {
   name: string
@@ -57,22 +58,29 @@ export function notificationRetentionJob(deps: Deps): Job {
  * A backup of the embedded database and its local files (src/backup/backup.ts), daily at 03:00
  * by default (BACKUP_CRON; 'off' disables it, the default with DATABASE_URL).
  */
-export function backupJob(deps: Deps, dumpDataDir: () => Promise<Blob>): Job {
+export function backupJob(deps: Deps, dumpDataDir: () => Promise<Blob>, take = backupTaker(deps, dumpDataDir)): Job {
   return {
     name: 'backup',
     pattern: deps.config.backupCron,
-    run: async (now) => {
-      const { path, manifest } = await createBackup({
-        sql: deps.sql,
-        dumpDataDir,
-        filesRoot: deps.storage.localRoot ?? null,
-        backupDir: deps.config.backupDir,
-        keep: deps.config.backupKeep,
-        now,
-      })
-      deps.log.info('backup written', { path, files: manifest.files.length - 1 })
-    },
+    run: (now) => take(now).then(() => {}),
   }
+}
+
+/** Takes a backup now, one at a time in this process (the schedule and `bun run backup` share it). */
+export function backupTaker(deps: Deps, dumpDataDir: () => Promise<Blob>) {
+  const serial = oneAtATime(async (now: Date) => {
+    const { path, manifest } = await createBackup({
+      sql: deps.sql,
+      dumpDataDir,
+      filesRoot: deps.storage.localRoot ?? null,
+      backupDir: deps.config.backupDir,
+      keep: deps.config.backupKeep,
+      now,
+    })
+    deps.log.info('backup written', { path, files: manifest.files.length - 1 })
+    return { path }
+  })
+  return (now: Date) => serial(now)
 }
 
 /**

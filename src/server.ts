@@ -3,7 +3,9 @@ import { ConfigError, loadConfig, type Config } from './config.ts'
 import { connectDatabase } from './db/connect.ts'
 import { migrate } from './db/migrate.ts'
 import type { Deps, Lifecycle } from './deps.ts'
-import { backupJob, defaultJobs, scheduler, stopJobs } from './jobs.ts'
+import { backupJob, backupTaker, defaultJobs, scheduler, stopJobs } from './jobs.ts'
+import { removeBackupLeftovers } from './backup/backup.ts'
+import { answerBackupRequests, writePidFile } from './backup/on-demand.ts'
 import { fanoutOf } from './fanout.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
@@ -91,7 +93,17 @@ const deps: Deps = {
 }
 
 let lastRequestAt = 0
-const jobs = scheduler(deps, [...defaultJobs(deps), ...(db.dumpDataDir ? [backupJob(deps, db.dumpDataDir)] : [])])
+const takeBackup = db.dumpDataDir ? backupTaker(deps, db.dumpDataDir) : undefined
+let removePidFile = async () => {}
+if (takeBackup) {
+  // Backups killed half-way (kill -9, a power cut) leave nothing behind after the next start.
+  const leftovers = await removeBackupLeftovers(config.backupDir)
+  if (leftovers.length) log.info('removed leftovers of interrupted backups', { backupDir: config.backupDir, removed: leftovers })
+  // `bun run backup` (src/cli/backup.ts) finds this process through the pid file and asks with SIGUSR2.
+  removePidFile = await writePidFile(config.dataDir)
+  process.on('SIGUSR2', () => void answerBackupRequests(config.backupDir, () => takeBackup(new Date()), log))
+}
+const jobs = scheduler(deps, [...defaultJobs(deps), ...(db.dumpDataDir ? [backupJob(deps, db.dumpDataDir, takeBackup)] : [])])
 const app = buildApp(deps)
   .onRequest(({ set }) => {
     lastRequestAt = performance.now()
@@ -152,6 +164,7 @@ async function shutdown(signal: string) {
   // or after the restart (its queue row stays).
   await fanoutOf(deps).stop()
   await db.close()
+  await removePidFile()
   log.info('stopped', { durationMs: Math.round(performance.now() - started) })
   process.exit(0)
 }

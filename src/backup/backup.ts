@@ -77,6 +77,8 @@ const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}
  */
 export async function createBackup(o: BackupOptions): Promise<{ path: string; manifest: BackupManifest }> {
   await mkdir(o.backupDir, { recursive: true })
+  // A backup killed half-way (kill -9, a power cut) left these; the next one removes them.
+  await removeBackupLeftovers(o.backupDir)
   const id = `${stamp(o.now)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const staging = join(o.backupDir, `.staging-${id}`)
   const tmp = join(o.backupDir, `.backup-${id}.tar.part`)
@@ -157,6 +159,44 @@ export async function createBackup(o: BackupOptions): Promise<{ path: string; ma
     await rm(staging, { recursive: true, force: true })
     await rm(tmp, { force: true })
   }
+}
+
+/** `.staging-<stamp>-<pid>-<random>` and `.backup-<stamp>-<pid>-<random>.tar.part`: a backup in progress. */
+const IN_PROGRESS = /^\.(?:staging|backup)-\d{8}T\d{6}Z-(\d+)-[a-z0-9]+(?:\.tar\.part)?$/
+
+function processAlive(pid: number) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes the staging folders (hard links) and `.part` files of backups whose process is gone
+ * (issue 49: a backup killed half-way left them for ever). Run at start and before every backup;
+ * a backup of another live process is left alone. Backups of one
+ * process must not overlap (runBackup serialises them). Returns the removed names.
+ */
+export async function removeBackupLeftovers(backupDir: string): Promise<string[]> {
+  let names: string[]
+  try {
+    names = await readdir(backupDir)
+  } catch {
+    return []
+  }
+  const removed: string[] = []
+  for (const name of names) {
+    const m = IN_PROGRESS.exec(name)
+    const pid = Number(m?.[1])
+    // This process's own are leftovers too: its backups run one at a time (the pid of a container's
+    // first process is the same after every restart).
+    if (!m || (pid !== process.pid && processAlive(pid))) continue
+    await rm(join(backupDir, name), { recursive: true, force: true })
+    removed.push(name)
+  }
+  return removed
 }
 
 const exists = (path: string) => stat(path).then(
