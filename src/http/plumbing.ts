@@ -115,6 +115,8 @@ function validationFields(error: any): FieldError[] {
 /** Socket and postgres.js codes of a connection that is gone or cannot be made. */
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT',
+  // A name that does not resolve (now): DNS down, or the database's host not yet in it.
+  'ENOTFOUND', 'EAI_AGAIN',
   'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
 ])
 
