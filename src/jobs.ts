@@ -58,7 +58,7 @@ export function notificationRetentionJob(deps: Deps): Job {
  * A backup of the embedded database and its local files (src/backup/backup.ts), daily at 03:00
  * by default (BACKUP_CRON; 'off' disables it, the default with DATABASE_URL).
  */
-export function backupJob(deps: Deps, dumpDataDir: () => Promise<Blob>, take = backupTaker(deps, dumpDataDir)): Job {
+export function backupJob(deps: Deps, dumpDataDir: () => Promise<Blob>, take = backupTaker(deps, dumpDataDir, undefined)): Job {
   return {
     name: 'backup',
     pattern: deps.config.backupCron,
@@ -67,12 +67,13 @@ export function backupJob(deps: Deps, dumpDataDir: () => Promise<Blob>, take = b
 }
 
 /** Takes a backup now, one at a time in this process (the schedule and `bun run backup` share it). */
-export function backupTaker(deps: Deps, dumpDataDir: () => Promise<Blob>) {
+export function backupTaker(deps: Deps, dumpDataDir: () => Promise<Blob>, databaseDir: string | undefined) {
   const serial = oneAtATime(async (now: Date) => {
     const { path, manifest } = await createBackup({
       sql: deps.sql,
       dumpDataDir,
       filesRoot: deps.storage.localRoot ?? null,
+      databaseDir,
       backupDir: deps.config.backupDir,
       keep: deps.config.backupKeep,
       now,

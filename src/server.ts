@@ -93,7 +93,7 @@ const deps: Deps = {
 }
 
 let lastRequestAt = 0
-const takeBackup = db.dumpDataDir ? backupTaker(deps, db.dumpDataDir) : undefined
+const takeBackup = db.dumpDataDir ? backupTaker(deps, db.dumpDataDir, db.directory) : undefined
 let removePidFile = async () => {}
 if (takeBackup) {
   // Backups killed half-way (kill -9, a power cut) leave nothing behind after the next start.

@@ -7,6 +7,7 @@ import { finished } from 'node:stream/promises'
 import type postgres from 'postgres'
 import { pack } from 'tar-stream'
 import type { Sql } from '../db/connect.ts'
+import { CHECKPOINT_ROOM_BYTES, roomForCheckpoint } from '../db/disk-room.ts'
 
 /**
  * Backups of the embedded database: one tar file holding
@@ -35,6 +36,11 @@ export interface BackupOptions {
   backupDir: string
   keep: number
   now: Date
+  /**
+   * The embedded database's data directory: no backup (and no CHECKPOINT) is started while its
+   * disk has less than CHECKPOINT_ROOM_BYTES free (src/db/disk-room.ts); the backup fails with 507.
+   */
+  databaseDir?: string
   /** Called at the backup's moment, on the held connection (tests record what must come back). */
   atSnapshot?: (reserved: postgres.ReservedSql) => Promise<void>
 }
@@ -79,6 +85,9 @@ export async function createBackup(o: BackupOptions): Promise<{ path: string; ma
   await mkdir(o.backupDir, { recursive: true })
   // A backup killed half-way (kill -9, a power cut) left these; the next one removes them.
   await removeBackupLeftovers(o.backupDir)
+  if (o.databaseDir && !(await roomForCheckpoint(o.databaseDir))) {
+    throw Object.assign(new Error(`No backup: the disk under ${o.databaseDir} has less than ${CHECKPOINT_ROOM_BYTES >> 20} MiB free`), { code: 'ENOSPC' })
+  }
   const id = `${stamp(o.now)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const staging = join(o.backupDir, `.staging-${id}`)
   const tmp = join(o.backupDir, `.backup-${id}.tar.part`)

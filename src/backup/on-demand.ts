@@ -45,8 +45,14 @@ export async function answerBackupRequests(backupDir: string, take: () => Promis
   for (const name of requests) {
     const pid = Number(REQUEST.exec(name)![1])
     const tmp = join(backupDir, `${answerName(pid)}.tmp`)
-    await writeFile(tmp, JSON.stringify(answer), { mode: 0o600 })
-    await rename(tmp, join(backupDir, answerName(pid)))
+    try {
+      await writeFile(tmp, JSON.stringify(answer), { mode: 0o600 })
+      await rename(tmp, join(backupDir, answerName(pid)))
+    } catch (e) {
+      // A full disk cannot take the answer either: the request file's going tells the command.
+      await rm(tmp, { force: true }).catch(() => {})
+      log.warn('on-demand backup: cannot write the answer', { error: String((e as Error)?.message ?? e) })
+    }
     await rm(join(backupDir, name), { force: true })
   }
 }

@@ -38,14 +38,21 @@ if (Number.isInteger(servicePid) && servicePid > 0 && servicePid !== process.pid
   await mkdir(config.backupDir, { recursive: true, mode: 0o700 })
   const answerPath = join(config.backupDir, answerName(process.pid))
   await rm(answerPath, { force: true })
-  await Bun.write(join(config.backupDir, requestName(process.pid)), '')
+  const requestPath = join(config.backupDir, requestName(process.pid))
+  await Bun.write(requestPath, '')
   process.kill(servicePid, 'SIGUSR2')
   const deadline = Date.now() + 30 * 60_000
   let answer: BackupAnswer | undefined
   while (!answer) {
     if (Date.now() > deadline || !alive(servicePid)) fail(`The service (pid ${servicePid}) did not answer the backup request.`)
-    answer = await readFile(answerPath, 'utf8').then((t) => JSON.parse(t) as BackupAnswer, () => undefined)
-    if (!answer) await Bun.sleep(100)
+    const read = () => readFile(answerPath, 'utf8').then((t) => JSON.parse(t) as BackupAnswer, () => undefined)
+    const pending = Boolean(await stat(requestPath).catch(() => null))
+    // The answer is written before the request file goes: read it after looking at the request.
+    answer = await read()
+    if (answer) break
+    // Answered without an answer file (the disk is full): the service's log says why.
+    if (!pending) fail(`Backup failed: the service (pid ${servicePid}) could not take it; see its log.`)
+    await Bun.sleep(100)
   }
   await rm(answerPath, { force: true })
   if (!answer.path) fail(`Backup failed: ${answer.error}`)
@@ -57,6 +64,7 @@ if (Number.isInteger(servicePid) && servicePid > 0 && servicePid !== process.pid
     const result = await createBackup({
       sql: db.sql,
       dumpDataDir: db.dumpDataDir!,
+      databaseDir: db.directory,
       filesRoot: config.fileStorage === 'local' && (await stat(filesRoot).catch(() => null)) ? filesRoot : null,
       backupDir: config.backupDir,
       keep: config.backupKeep,

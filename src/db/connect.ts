@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import postgres from 'postgres'
 import { shippedTemplate, unpackTemplate } from './embedded-template.ts'
+import { roomForCheckpoint } from './disk-room.ts'
 
 export type Sql = postgres.Sql
 export type TxSql = postgres.TransactionSql
@@ -31,6 +32,8 @@ export interface Database {
    * while holding the one connection (`sql.reserve()`), so no transaction is half done.
    */
   dumpDataDir?: () => Promise<Blob>
+  /** The embedded database only (on disk): its data directory. */
+  directory?: string
 }
 
 const common = {
@@ -274,10 +277,13 @@ export async function connectEmbedded(dataDir: string | undefined, opts: { templ
     kind: 'embedded',
     capability: { kind: 'embedded', maxConnections: 1 },
     dumpDataDir: () => db.dumpDataDir('gzip'),
+    directory: dir,
     async close() {
       await sql.end({ timeout: 5 })
       await server.stop()
-      await db.close()
+      // Closing takes a shutdown checkpoint, which on a full disk would never return (see
+      // disk-room.ts); without it the next start recovers from the WAL, every commit being on disk.
+      if (!dir || (await roomForCheckpoint(dir))) await db.close()
       await rm(sockDir, { recursive: true, force: true })
     },
   }

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { teacherWithCourse } from '../support/harness.ts'
-import { ROOT, startService } from '../support/processes.ts'
+import { runBackupCommand, startService } from '../support/processes.ts'
 
 /*
  * Issue 49: a backup killed half-way (kill -9) left its `.part` file and its staging folder of
@@ -19,11 +19,7 @@ afterAll(async () => {
 
 const inProgress = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith('.staging-') || n.endsWith('.part'))
 
-function runBackup(dataDir: string) {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' })) if (v !== undefined && k !== 'DATABASE_URL') env[k] = v
-  return Bun.spawn(['bun', 'run', 'backup'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
-}
+const runBackup = runBackupCommand
 
 describe.skipIf(Boolean(process.env.DATABASE_URL))('backups on demand and after a kill -9', () => {
   test('a backup killed half-way leaves nothing after the next start; `bun run backup` prints the new file, with the service running or stopped', async () => {
@@ -32,6 +28,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('backups on demand and after 
     const backups = join(dataDir, 'backups')
     const env = { JWT_SECRET: 'backup-kill-test-secret-backup-kill-test-00', BACKUP_CRON: 'off', REMINDER_SCAN_CRON: 'off' }
     let svc = await startService({ env, dataDir })
+    cleanup.push(async () => svc.proc.exitCode === null && svc.stop())
     const { teacher, courseId } = await teacherWithCourse(svc.api)
     const form = new FormData()
     form.set('name', 'notes')
