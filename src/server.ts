@@ -11,7 +11,7 @@ import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
 import { bodyCeiling, isConnectionError, onUnhandledRejection } from './http/plumbing.ts'
 import { isStorageFull } from './http/errors.ts'
-import { databaseHost, DatabaseStartTimeout, waitForDatabase } from './db/wait-start.ts'
+import { databaseHost, DatabaseStartTimeout, retryStart, waitForDatabase } from './db/wait-start.ts'
 import { serveWhileStarting } from './http/starting.ts'
 import { serveMetrics } from './metrics.ts'
 import { embeddedJwtSecret } from './secrets.ts'
@@ -51,19 +51,32 @@ function cannotStart(what: string, e: unknown): never {
   process.exit(1)
 }
 
-// PostgreSQL may come up after us (issue 49): the port answers at once, 503 while the database
-// is awaited, and the app takes the port over as soon as it is reachable.
-const starting = config.databaseUrl ? serveWhileStarting({ port: config.port, hostname: config.host }, cannotListen) : undefined
+// PostgreSQL may come up after us, the disk under DATA_DIR may be full (issue 49): the port
+// answers at once, 503 while the database is awaited, and the app takes the port over as soon
+// as the database is there.
+const starting = serveWhileStarting({ port: config.port, hostname: config.host }, cannotListen)
 let db: Awaited<ReturnType<typeof connectDatabase>>
 let applied: number
 try {
-  db = await connectDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    embeddedTemplate: config.embeddedTemplateDir,
-    poolMax: config.dbPoolMax,
-    connectTimeoutSeconds: config.dbConnectTimeoutSeconds,
-  })
+  const connect = () =>
+    connectDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      embeddedTemplate: config.embeddedTemplateDir,
+      poolMax: config.dbPoolMax,
+      connectTimeoutSeconds: config.dbConnectTimeoutSeconds,
+    })
+  db = config.databaseUrl
+    ? await connect()
+    : await retryStart(connect, {
+        fields: { dataDir: config.dataDir },
+        retrying: 'disk under DATA_DIR full at start; retrying',
+        givingUp: 'disk under DATA_DIR full at start; giving up (DB_START_TIMEOUT_SECONDS)',
+        timeoutMessage: `The disk under ${config.dataDir} stayed full for ${config.dbStartTimeoutSeconds} s (DB_START_TIMEOUT_SECONDS).`,
+        timeoutSeconds: config.dbStartTimeoutSeconds,
+        log,
+        isRetryable: isStorageFull,
+      })
   if (config.databaseUrl) {
     await waitForDatabase(db.sql, { host: databaseHost(config.databaseUrl), timeoutSeconds: config.dbStartTimeoutSeconds, log, isUnreachable: isConnectionError })
   }
@@ -78,8 +91,14 @@ try {
 }
 log.info('database ready', { kind: db.kind, migrationsApplied: applied })
 
-const jwtSecret = config.jwtSecret ?? (await embeddedJwtSecret(config.dataDir))
-const storage = await createStorage(config, log)
+let jwtSecret: string
+let storage: Awaited<ReturnType<typeof createStorage>>
+try {
+  jwtSecret = config.jwtSecret ?? (await embeddedJwtSecret(config.dataDir))
+  storage = await createStorage(config, log)
+} catch (e) {
+  cannotStart(isStorageFull(e) ? 'cannot start: the disk under DATA_DIR is full' : 'cannot start: DATA_DIR cannot be used', e)
+}
 const lifecycle: Lifecycle = { draining: false }
 const deps: Deps = {
   sql: db.sql,
@@ -111,7 +130,7 @@ const app = buildApp(deps)
     if (lifecycle.draining) set.headers['connection'] = 'close'
   })
   .use(jobs)
-starting?.stop()
+starting.stop()
 try {
   app.listen({
     port: config.port,

@@ -16,35 +16,62 @@ export function databaseHost(url: string): string {
 
 export class DatabaseStartTimeout extends Error {}
 
+export interface RetryStartOptions {
+  /** Fields of every log line (the host, the data directory). */
+  fields: Record<string, unknown>
+  /** The log line of a failed attempt, and the message of giving up (exit). */
+  retrying: string
+  givingUp: string
+  timeoutMessage: string
+  timeoutSeconds: number
+  log: Logger
+  isRetryable: (e: unknown) => boolean
+  sleep?: (ms: number) => Promise<void>
+}
+
 /**
- * Waits until PostgreSQL answers (issue 49): an unreachable database at start is retried with
- * backoff, one JSON log line per attempt naming the host (never a stack), instead of ending the
- * process on the first refused connect. `timeoutSeconds` 0 waits for ever; otherwise the wait
- * ends with DatabaseStartTimeout. Errors other than an unreachable database (a wrong password,
- * an unknown database) are not waited out: they end the start at once, as before.
+ * Runs `attempt` until it succeeds (issue 49): a dependency missing at start (PostgreSQL
+ * unreachable, the disk under DATA_DIR full) is retried with backoff, one JSON log line per
+ * attempt (never a stack), instead of ending the process. `timeoutSeconds` 0 waits for ever;
+ * otherwise the wait ends with DatabaseStartTimeout. Other errors (a wrong password, an unknown
+ * database) end the start at once, as before.
  */
-export async function waitForDatabase(
-  sql: Sql,
-  o: { host: string; timeoutSeconds: number; log: Logger; isUnreachable: (e: unknown) => boolean; sleep?: (ms: number) => Promise<void> },
-): Promise<number> {
+export async function retryStart<T>(attempt: () => Promise<T>, o: RetryStartOptions): Promise<T> {
   const started = performance.now()
   const sleep = o.sleep ?? ((ms: number) => Bun.sleep(ms))
-  for (let attempt = 1; ; attempt++) {
+  for (let n = 1; ; n++) {
     try {
-      await sql`select 1`
-      if (attempt > 1) o.log.info('database reachable', { host: o.host, attempt })
-      return attempt
+      const result = await attempt()
+      if (n > 1) o.log.info('start: dependency available', { ...o.fields, attempt: n })
+      return result
     } catch (e) {
-      if (!o.isUnreachable(e)) throw e
+      if (!o.isRetryable(e)) throw e
       const waitedSeconds = (performance.now() - started) / 1000
-      const retryInMs = startBackoffMs(attempt)
-      const fields = { host: o.host, attempt, code: (e as { code?: unknown })?.code, error: String((e as Error)?.message ?? e) }
+      const retryInMs = startBackoffMs(n)
+      const fields = { ...o.fields, attempt: n, code: (e as { code?: unknown })?.code, error: String((e as Error)?.message ?? e) }
       if (o.timeoutSeconds > 0 && waitedSeconds + retryInMs / 1000 > o.timeoutSeconds) {
-        o.log.error('database unreachable; giving up (DB_START_TIMEOUT_SECONDS)', { ...fields, timeoutSeconds: o.timeoutSeconds })
-        throw new DatabaseStartTimeout(`The database at ${o.host} was unreachable for ${o.timeoutSeconds} s (DB_START_TIMEOUT_SECONDS).`)
+        o.log.error(o.givingUp, { ...fields, timeoutSeconds: o.timeoutSeconds })
+        throw new DatabaseStartTimeout(o.timeoutMessage)
       }
-      o.log.warn('database unreachable; retrying', { ...fields, retryInMs })
+      o.log.warn(o.retrying, { ...fields, retryInMs })
       await sleep(retryInMs)
     }
   }
+}
+
+/** Waits until PostgreSQL at `host` answers `select 1` (see retryStart). */
+export function waitForDatabase(
+  sql: Sql,
+  o: { host: string; timeoutSeconds: number; log: Logger; isUnreachable: (e: unknown) => boolean; sleep?: (ms: number) => Promise<void> },
+): Promise<unknown> {
+  return retryStart(() => sql`select 1`, {
+    fields: { host: o.host },
+    retrying: 'database unreachable; retrying',
+    givingUp: 'database unreachable; giving up (DB_START_TIMEOUT_SECONDS)',
+    timeoutMessage: `The database at ${o.host} was unreachable for ${o.timeoutSeconds} s (DB_START_TIMEOUT_SECONDS).`,
+    timeoutSeconds: o.timeoutSeconds,
+    log: o.log,
+    isRetryable: o.isUnreachable,
+    sleep: o.sleep,
+  })
 }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { open, rm } from 'node:fs/promises'
+import { open, readdir, rm, stat, truncate } from 'node:fs/promises'
 import { join } from 'node:path'
 import { teacherWithCourse } from '../support/harness.ts'
 import { passDatabase, runBackupCommand, startService, type ServiceProcess } from '../support/processes.ts'
+import { waitFor } from '../support/wait.ts'
 import { mountSmallDisk, type SmallDisk } from './support.ts'
 
 /*
@@ -11,7 +12,7 @@ import { mountSmallDisk, type SmallDisk } from './support.ts'
  * acknowledged with a truncated file; the embedded database answered its writes 500 (SQLSTATE
  * 53100). Now: 507 50701, the process stays up, and serves again once space is freed.
  *
- * A real service process whose DATA_DIR is on a 64 MiB tmpfs (the embedded database's files take
+ * A real service process whose DATA_DIR is on a 96 MiB tmpfs (the embedded database's files take
  * ~40 MiB of it), filled until ENOSPC by a file of the test's.
  */
 
@@ -20,7 +21,7 @@ let svc: ServiceProcess | undefined
 const db = await passDatabase('cls_full')
 
 beforeAll(async () => {
-  const mounted = await mountSmallDisk(64)
+  const mounted = await mountSmallDisk(96)
   if (typeof mounted === 'string') disk.reason = mounted
   else disk.mount = mounted
 })
@@ -125,5 +126,38 @@ describe('the disk under DATA_DIR fills up', () => {
     expect(log).toContain('"msg":"storage full"')
     expect(log).not.toContain('unhandled')
     expect(log).not.toContain('"stack"')
+  }, 60_000)
+})
+
+describe.skipIf(Boolean(process.env.DATABASE_URL))('a first start on a full disk (embedded database)', () => {
+  test('waits, answering /status/health 503, leaves no half-copied database behind, and serves once space is freed', async () => {
+    const mounted = await mountSmallDisk(80)
+    if (typeof mounted === 'string') {
+      console.warn(`skipped: ${mounted}`)
+      return
+    }
+    const cleanup: (() => Promise<unknown>)[] = [() => mounted.unmount()]
+    try {
+      // Room for less than the database's first files (~40 MiB).
+      const filler = await fillDisk(mounted.dir)
+      await truncate(filler, (await stat(filler)).size - 20 * 1024 * 1024)
+      const dataDir = join(mounted.dir, 'data')
+      const starting = await startService({ dataDir, env: { JWT_SECRET: 'full-disk-test-secret-full-disk-test-0000', LOG_LEVEL: 'info' }, waitHealthy: false })
+      cleanup.unshift(() => starting.stop())
+      const health = await waitFor(async () => (await fetch(`${starting.url}/status/health`).catch(() => undefined)) ?? null, { timeoutMs: 20_000, intervalMs: 50, what: 'the port' })
+      expect(health.status).toBe(503)
+      expect(((await health.json()) as { data: unknown }).data).toEqual({ status: 'DOWN', database: 'DOWN' })
+      await waitFor(() => (starting.output().match(/disk under DATA_DIR full at start; retrying/g)?.length ?? 0) >= 2, { timeoutMs: 15_000, what: 'two attempts' })
+      expect((await readdir(dataDir)).filter((n) => n.startsWith('pgdata'))).toEqual([])
+      expect(starting.proc.exitCode).toBeNull()
+
+      await rm(filler)
+      await waitFor(async () => (await fetch(`${starting.url}/status/health`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, intervalMs: 100, what: 'healthy' })
+      const { teacher, courseId } = await teacherWithCourse(starting.api)
+      expect((await starting.api.post(`/courses/${courseId}/resources`, { token: teacher.token, form: uploadForm(1000, 'first') })).status).toBe(201)
+      expect(starting.output()).not.toContain('"stack"')
+    } finally {
+      for (const c of cleanup) await c()
+    }
   }, 60_000)
 })
