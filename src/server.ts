@@ -51,12 +51,13 @@ function cannotStart(what: string, e: unknown): never {
   process.exit(1)
 }
 
-// PostgreSQL may come up after us, the disk under DATA_DIR may be full (issue 49): the port
-// answers at once, 503 while the database is awaited, and the app takes the port over as soon
-// as the database is there.
-const starting = serveWhileStarting({ port: config.port, hostname: config.host }, cannotListen)
+// PostgreSQL may come up after us, the disk under DATA_DIR may be full (issue 49): from the first
+// failed attempt the port answers 503 while the database is awaited, and the app takes the port
+// over as soon as the database is there. A start that succeeds at once opens the port once, ready.
+let starting: { stop(): void } | undefined
+const answerWhileWaiting = () => void (starting ??= serveWhileStarting({ port: config.port, hostname: config.host }, cannotListen))
 let db: Awaited<ReturnType<typeof connectDatabase>>
-let applied: number
+let applied: string[]
 try {
   const connect = () =>
     connectDatabase({
@@ -76,9 +77,10 @@ try {
         timeoutSeconds: config.dbStartTimeoutSeconds,
         log,
         isRetryable: isStorageFull,
+        onWait: answerWhileWaiting,
       })
   if (config.databaseUrl) {
-    await waitForDatabase(db.sql, { host: databaseHost(config.databaseUrl), timeoutSeconds: config.dbStartTimeoutSeconds, log, isUnreachable: isConnectionError })
+    await waitForDatabase(db.sql, { host: databaseHost(config.databaseUrl), timeoutSeconds: config.dbStartTimeoutSeconds, log, isUnreachable: isConnectionError, onWait: answerWhileWaiting })
   }
   applied = await migrate(db.sql)
 } catch (e) {
@@ -130,7 +132,7 @@ const app = buildApp(deps)
     if (lifecycle.draining) set.headers['connection'] = 'close'
   })
   .use(jobs)
-starting.stop()
+starting?.stop()
 try {
   app.listen({
     port: config.port,

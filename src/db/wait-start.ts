@@ -26,6 +26,8 @@ export interface RetryStartOptions {
   timeoutSeconds: number
   log: Logger
   isRetryable: (e: unknown) => boolean
+  /** Called before each wait (the caller opens the port to answer 503 meanwhile). */
+  onWait?: () => void
   sleep?: (ms: number) => Promise<void>
 }
 
@@ -54,6 +56,7 @@ export async function retryStart<T>(attempt: () => Promise<T>, o: RetryStartOpti
         throw new DatabaseStartTimeout(o.timeoutMessage)
       }
       o.log.warn(o.retrying, { ...fields, retryInMs })
+      o.onWait?.()
       await sleep(retryInMs)
     }
   }
@@ -62,7 +65,7 @@ export async function retryStart<T>(attempt: () => Promise<T>, o: RetryStartOpti
 /** Waits until PostgreSQL at `host` answers `select 1` (see retryStart). */
 export function waitForDatabase(
   sql: Sql,
-  o: { host: string; timeoutSeconds: number; log: Logger; isUnreachable: (e: unknown) => boolean; sleep?: (ms: number) => Promise<void> },
+  o: { host: string; timeoutSeconds: number; log: Logger; isUnreachable: (e: unknown) => boolean; onWait?: () => void; sleep?: (ms: number) => Promise<void> },
 ): Promise<unknown> {
   return retryStart(() => sql`select 1`, {
     fields: { host: o.host },
@@ -72,6 +75,7 @@ export function waitForDatabase(
     timeoutSeconds: o.timeoutSeconds,
     log: o.log,
     isRetryable: o.isUnreachable,
+    onWait: o.onWait,
     sleep: o.sleep,
   })
 }

@@ -77,6 +77,7 @@ export class TestSmtp {
         const chunks: Buffer[] = []
         stream.on('data', (c: Buffer) => chunks.push(c))
         stream.on('end', async () => {
+          // The scenario: a server that takes its time before answering the end of data.
           if (this.stallDataMs) await new Promise((r) => setTimeout(r, this.stallDataMs))
           const raw = Buffer.concat(chunks).toString('utf8')
           const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ')

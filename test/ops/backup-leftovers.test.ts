@@ -50,6 +50,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('backups on demand and after 
     let seen: string[] = []
     for (let i = 0; i < 3000 && !seen.length && killed.exitCode === null; i++) {
       seen = await inProgress(backups)
+      // Polling the folder for the staging folder to appear (a state of another process's file system).
       if (!seen.length) await Bun.sleep(5)
     }
     killed.kill('SIGKILL')

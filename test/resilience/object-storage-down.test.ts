@@ -106,6 +106,7 @@ describe('object storage down', () => {
       // @ts-expect-error Bun: a streamed request body
       duplex: 'half',
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as { code: number } }))
+    // Let the upload get under way (its first parts reach the bucket) before the bucket dies.
     await Bun.sleep(150)
     await killS3()
     const mid = await pending
