@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
 import { createLogger } from '../../src/lib/log.ts'
-import { sendDueEmails, smtpTransport, type Transport } from '../../src/modules/email/sender.ts'
+import { LEASE_MS, sendDueEmails, smtpTransport, type Transport } from '../../src/modules/email/sender.ts'
+import { SmtpPool } from '../../src/modules/email/smtp-pool.ts'
 import { signUp, testApp, type TestContext } from '../support/harness.ts'
 import { TestSmtp } from './smtp.ts'
 
@@ -87,5 +88,33 @@ describe('SMTP edges', () => {
     const [row] = await sql<{ sent_at: Date | null; attempts: number }[]>`select sent_at, attempts from email_outbox where id = ${id}`
     expect(row!.sent_at).not.toBeNull()
     expect(row!.attempts).toBe(1)
+  }, 20_000)
+
+  test('no answer to the end of data at all: the row keeps the attempt, its retry waits for the lease and keeps the Message-ID', async () => {
+    const t0 = new Date('2002-05-01T08:00:00.000Z')
+    const id = await queueMail(t0)
+    const before = smtp.received.length
+    smtp.stallDataMs = 1_000
+    // The end of data waits 300 ms here (60 s in the service): the server answers too late.
+    const transport = new SmtpPool(smtp.url, { connections: 1, socketTimeoutMs: 200, dataTimeoutMs: 300 })
+    transports.push(transport)
+    try {
+      expect(await sendDueEmails(sql, transport, settings(), t0)).toMatchObject({ sent: 0, retried: 1 })
+    } finally {
+      smtp.stallDataMs = 0
+    }
+    const [row] = await sql<{ sent_at: Date | null; attempts: number; last_error: string; next_attempt_at: Date }[]>`
+      select sent_at, attempts, last_error, next_attempt_at from email_outbox where id = ${id}`
+    expect(row!.sent_at).toBeNull()
+    expect(row!.attempts).toBe(1)
+    expect(row!.last_error).toContain('the server may have it')
+    expect(row!.next_attempt_at.getTime()).toBeGreaterThanOrEqual(t0.getTime() + LEASE_MS)
+    // After the ordinary backoff (30 s) but inside the lease: not sent again yet.
+    expect((await sendDueEmails(sql, transport, settings(), new Date(t0.getTime() + 90_000))).sent).toBe(0)
+    // Past the lease: sent again, with the same Message-ID (the server had the first copy).
+    expect((await sendDueEmails(sql, transport, settings(), new Date(t0.getTime() + LEASE_MS + 1_000))).sent).toBe(1)
+    const mine = smtp.received.slice(before).filter((m) => m.header('Message-ID')?.includes(id))
+    expect(mine).toHaveLength(2)
+    expect(new Set(mine.map((m) => m.header('Message-ID'))).size).toBe(1)
   }, 20_000)
 })

@@ -77,8 +77,6 @@ export class TestSmtp {
         const chunks: Buffer[] = []
         stream.on('data', (c: Buffer) => chunks.push(c))
         stream.on('end', async () => {
-          // The scenario: a server that takes its time before answering the end of data.
-          if (this.stallDataMs) await new Promise((r) => setTimeout(r, this.stallDataMs))
           const raw = Buffer.concat(chunks).toString('utf8')
           const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ')
           this.received.push({
@@ -87,6 +85,8 @@ export class TestSmtp {
             raw,
             header: (name) => new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(head)?.[1]?.trim(),
           })
+          // The scenario: a server that has the mail but takes its time to say so.
+          if (this.stallDataMs) await new Promise((r) => setTimeout(r, this.stallDataMs))
           cb()
         })
       },

@@ -89,7 +89,8 @@ export async function sendDueEmails(
   for (let round = 0; round < ROUNDS; round++) {
     // A claim's lease counts from the moment it is made, not from the start of the run: a long
     // run (a backlog, a slow server) would otherwise claim rows already free for others again.
-    const batch = await claimDue(sql, new Date(now.getTime() + elapsedMs()), BATCH, LEASE_MS)
+    const claimedAt = new Date(now.getTime() + elapsedMs())
+    const batch = await claimDue(sql, claimedAt, BATCH, LEASE_MS)
     const composed = batch.map((item) => compose(item, settings, now))
     const outcomes = await Promise.all(
       composed.map((c) =>
@@ -118,7 +119,10 @@ export async function sendDueEmails(
       const e = outcomes[i]
       if (e === null) continue
       const error = String((e as Error)?.message ?? e)
-      const next = new Date(now.getTime() + backoffMs(item.attempts))
+      // Sent whole, answer lost: not again before the lease of this attempt would have run out
+      // (the row keeps the attempt and its error; the Message-ID stays the same).
+      const afterData = (e as { afterData?: boolean })?.afterData === true
+      const next = new Date(Math.max(now.getTime() + backoffMs(item.attempts), afterData ? claimedAt.getTime() + LEASE_MS : 0))
       if (isPermanent(e) || next.getTime() - item.created_at.getTime() > GIVE_UP_AFTER_MS) {
         failed.push({ id: item.id, error })
         log?.warn('e-mail given up', { outboxId: item.id, kind: item.kind, attempts: item.attempts, error })

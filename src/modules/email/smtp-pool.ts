@@ -16,6 +16,8 @@ export interface SmtpError extends Error {
   /** The server's reply code; absent when the connection failed (worth a retry). */
   responseCode?: number
   response?: string
+  /** The whole mail was sent and its reply never came: the server may have it. */
+  afterData?: boolean
 }
 
 export interface SmtpPoolOptions {
@@ -280,7 +282,13 @@ class Connection {
         next = pipelining ? more() : undefined
         // DATA accepted although the recipient was refused (a lax server): an empty message ends it.
         this.write((refused ? '.\r\n' : dataOf(current.raw)) + (next ? envelopeOf(next, this.caps) : ''))
-        const done = await this.reply(this.opts.dataTimeoutMs)
+        const done = await this.reply(this.opts.dataTimeoutMs).catch((e: SmtpError) => {
+          if (refused) throw e
+          const unsure = smtpError(`${e.message} (after the whole mail was sent: the server may have it)`) as SmtpError
+          unsure.afterData = true
+          current.reject(unsure)
+          throw e
+        })
         if (refused) current.reject(refused)
         else if (done.code === 250) current.resolve()
         else current.reject(smtpError('SMTP message refused', done))
