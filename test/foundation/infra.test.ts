@@ -77,4 +77,7 @@ test('the OpenAPI document lists the error responses each operation can give', a
   expect(Object.keys(doc.paths['/api/v1/auth/login'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '413', '415', '429']))
   expect(doc.paths['/api/v1/auth/me'].get.responses['403']).toBeUndefined()
   expect(doc.paths['/status/health'].get.responses['401']).toBeUndefined()
+  // File routes: storage unreachable (50301) or full (50701).
+  expect(Object.keys(doc.paths['/api/v1/courses/{courseId}/resources'].post.responses)).toEqual(expect.arrayContaining(['503', '507']))
+  expect(Object.keys(doc.paths['/api/v1/resources/{resourceId}/file'].get.responses)).toContain('503')
 })
