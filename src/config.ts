@@ -88,6 +88,10 @@ const EnvSchema = z
     }),
     SHUTDOWN_TIMEOUT_SECONDS: int(1, 3600).default(25),
     DB_CONNECT_TIMEOUT_SECONDS: int(1, 60).default(2),
+    // PostgreSQL unreachable at start: wait this long at most (0 = for ever), then exit.
+    DB_START_TIMEOUT_SECONDS: int(0, 86_400).default(0),
+    // An SMTP server that does not answer for this long is given up for this attempt.
+    SMTP_TIMEOUT_SECONDS: int(1, 600).default(30),
     // Live stream (reminders branch): a direct connection for LISTEN when DATABASE_URL goes
     // through a transaction-mode pooler; the heartbeat (also the session check) of open streams.
     DATABASE_LISTEN_URL: z
@@ -218,6 +222,10 @@ export interface Config {
   shutdownTimeoutSeconds: number
   /** A connection attempt to PostgreSQL gives up after this long (outages answer 503 fast). */
   dbConnectTimeoutSeconds: number
+  /** DB_START_TIMEOUT_SECONDS: how long the start waits for PostgreSQL (0: for ever). */
+  dbStartTimeoutSeconds: number
+  /** SMTP_TIMEOUT_SECONDS: no reply from the SMTP server for this long ends the attempt. */
+  smtpTimeoutSeconds: number
   databaseListenUrl: string | undefined
   streamHeartbeatSeconds: number
   smtpUrl: string | undefined
@@ -314,6 +322,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webDistDir: e.WEB_DIST_DIR,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     dbConnectTimeoutSeconds: e.DB_CONNECT_TIMEOUT_SECONDS,
+    dbStartTimeoutSeconds: e.DB_START_TIMEOUT_SECONDS,
+    smtpTimeoutSeconds: e.SMTP_TIMEOUT_SECONDS,
     databaseListenUrl: e.DATABASE_LISTEN_URL,
     streamHeartbeatSeconds: e.STREAM_HEARTBEAT_SECONDS,
     smtpUrl: e.SMTP_URL,

@@ -14,7 +14,7 @@ import { mailWaitingInvitations } from './modules/rosters/invitation-mail.ts'
 import { publishScheduledTasks } from './modules/learning/publishing.ts'
 import { sweepStorage } from './storage/sweep.ts'
 import { createBackup } from './backup/backup.ts'
-import { LocalDiskStorage } from './storage/local-disk.ts'
+import { oneAtATime } from './backup/on-demand.ts'
 
 export interface Job {
   name: string
@@ -59,22 +59,30 @@ export function notificationRetentionJob(deps: Deps): Job {
  * A backup of the embedded database and its local files (src/backup/backup.ts), daily at 03:00
  * by default (BACKUP_CRON; 'off' disables it, the default with DATABASE_URL).
  */
-export function backupJob(deps: Deps, dumpDataDir: () => Promise<Blob>): Job {
+export function backupJob(deps: Deps, dumpDataDir: () => Promise<Blob>, take = backupTaker(deps, dumpDataDir, undefined)): Job {
   return {
     name: 'backup',
     pattern: deps.config.backupCron,
-    run: async (now) => {
-      const { path, manifest } = await createBackup({
-        sql: deps.sql,
-        dumpDataDir,
-        filesRoot: deps.storage instanceof LocalDiskStorage ? deps.storage.root : null,
-        backupDir: deps.config.backupDir,
-        keep: deps.config.backupKeep,
-        now,
-      })
-      deps.log.info('backup written', { path, files: manifest.files.length - 1 })
-    },
+    run: (now) => take(now).then(() => {}),
   }
+}
+
+/** Takes a backup now, one at a time in this process (the schedule and `bun run backup` share it). */
+export function backupTaker(deps: Deps, dumpDataDir: () => Promise<Blob>, databaseDir: string | undefined) {
+  const serial = oneAtATime(async (now: Date) => {
+    const { path, manifest } = await createBackup({
+      sql: deps.sql,
+      dumpDataDir,
+      filesRoot: deps.storage.localRoot ?? null,
+      databaseDir,
+      backupDir: deps.config.backupDir,
+      keep: deps.config.backupKeep,
+      now,
+    })
+    deps.log.info('backup written', { path, files: manifest.files.length - 1 })
+    return { path }
+  })
+  return (now: Date) => serial(now)
 }
 
 /**
@@ -107,7 +115,7 @@ export function maintenanceJob(deps: Deps): Job {
  * changes it. Safe on every instance at once (SKIP LOCKED claims with a lease).
  */
 export function emailJob(deps: Deps, smtpUrl: string): Job {
-  const transport = smtpTransport(smtpUrl, deps.config.mailConnections)
+  const transport = smtpTransport(smtpUrl, deps.config.mailConnections, { socketTimeoutMs: deps.config.smtpTimeoutSeconds * 1000 })
   const settings = { publicUrl: deps.config.publicUrl!, mailFrom: deps.config.mailFrom, secret: deps.config.jwtSecret }
   return {
     name: 'email-sender',

@@ -3,11 +3,16 @@ import { ConfigError, loadConfig, type Config } from './config.ts'
 import { connectDatabase } from './db/connect.ts'
 import { migrate } from './db/migrate.ts'
 import type { Deps, Lifecycle } from './deps.ts'
-import { backupJob, defaultJobs, scheduler, stopJobs } from './jobs.ts'
+import { backupJob, backupTaker, defaultJobs, scheduler, stopJobs } from './jobs.ts'
+import { removeBackupLeftovers } from './backup/backup.ts'
+import { answerBackupRequests, writePidFile } from './backup/on-demand.ts'
 import { fanoutOf } from './fanout.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
-import { bodyCeiling, onUnhandledRejection } from './http/plumbing.ts'
+import { bodyCeiling, isConnectionError, onUnhandledRejection } from './http/plumbing.ts'
+import { isStorageFull } from './http/errors.ts'
+import { databaseHost, DatabaseStartTimeout, retryStart, waitForDatabase } from './db/wait-start.ts'
+import { serveWhileStarting } from './http/starting.ts'
 import { serveMetrics } from './metrics.ts'
 import { embeddedJwtSecret } from './secrets.ts'
 import { createStorage } from './storage/create.ts'
@@ -29,18 +34,73 @@ process.on('unhandledRejection', (reason) => {
 })
 usePrebuiltWeb(config.webDistDir)
 
-const db = await connectDatabase({
-  databaseUrl: config.databaseUrl,
-  dataDir: config.dataDir,
-  embeddedTemplate: config.embeddedTemplateDir,
-  poolMax: config.dbPoolMax,
-  connectTimeoutSeconds: config.dbConnectTimeoutSeconds,
-})
-const applied = await migrate(db.sql)
+/** Listening failed (the port is taken): one clear line, and the start ends. */
+function cannotListen(e: unknown): never {
+  const code = (e as NodeJS.ErrnoException)?.code
+  const reason = code === 'EADDRINUSE' ? 'the port is already in use by another process' : String((e as Error)?.message ?? e)
+  log.error('cannot listen', { host: config.host, port: config.port, code, reason })
+  console.error(`Cannot listen on ${config.host}:${config.port}: ${reason}. Stop the other process or set PORT.`)
+  process.exit(1)
+}
+
+/** A start that cannot go on (a database that refuses us, a data directory we cannot use): one line, no stack. */
+function cannotStart(what: string, e: unknown): never {
+  const fields = { code: (e as { code?: unknown })?.code, error: String((e as Error)?.message ?? e) }
+  log.error(what, fields)
+  console.error(`${what}: ${fields.error}`)
+  process.exit(1)
+}
+
+// PostgreSQL may come up after us, the disk under DATA_DIR may be full (issue 49): from the first
+// failed attempt the port answers 503 while the database is awaited, and the app takes the port
+// over as soon as the database is there. A start that succeeds at once opens the port once, ready.
+let starting: { stop(): void } | undefined
+const answerWhileWaiting = () => void (starting ??= serveWhileStarting({ port: config.port, hostname: config.host }, cannotListen))
+let db: Awaited<ReturnType<typeof connectDatabase>>
+let applied: string[]
+try {
+  const connect = () =>
+    connectDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      embeddedTemplate: config.embeddedTemplateDir,
+      poolMax: config.dbPoolMax,
+      connectTimeoutSeconds: config.dbConnectTimeoutSeconds,
+    })
+  db = config.databaseUrl
+    ? await connect()
+    : await retryStart(connect, {
+        fields: { dataDir: config.dataDir },
+        retrying: 'disk under DATA_DIR full at start; retrying',
+        givingUp: 'disk under DATA_DIR full at start; giving up (DB_START_TIMEOUT_SECONDS)',
+        timeoutMessage: `The disk under ${config.dataDir} stayed full for ${config.dbStartTimeoutSeconds} s (DB_START_TIMEOUT_SECONDS).`,
+        timeoutSeconds: config.dbStartTimeoutSeconds,
+        log,
+        isRetryable: isStorageFull,
+        onWait: answerWhileWaiting,
+      })
+  if (config.databaseUrl) {
+    await waitForDatabase(db.sql, { host: databaseHost(config.databaseUrl), timeoutSeconds: config.dbStartTimeoutSeconds, log, isUnreachable: isConnectionError, onWait: answerWhileWaiting })
+  }
+  applied = await migrate(db.sql)
+} catch (e) {
+  if (e instanceof DatabaseStartTimeout) {
+    console.error(e.message)
+    process.exit(1)
+  }
+  if (isStorageFull(e)) cannotStart('cannot start: the disk under DATA_DIR is full', e)
+  cannotStart('cannot start: the database failed', e)
+}
 log.info('database ready', { kind: db.kind, migrationsApplied: applied })
 
-const jwtSecret = config.jwtSecret ?? (await embeddedJwtSecret(config.dataDir))
-const storage = await createStorage(config)
+let jwtSecret: string
+let storage: Awaited<ReturnType<typeof createStorage>>
+try {
+  jwtSecret = config.jwtSecret ?? (await embeddedJwtSecret(config.dataDir))
+  storage = await createStorage(config, log)
+} catch (e) {
+  cannotStart(isStorageFull(e) ? 'cannot start: the disk under DATA_DIR is full' : 'cannot start: DATA_DIR cannot be used', e)
+}
 const lifecycle: Lifecycle = { draining: false }
 const deps: Deps = {
   sql: db.sql,
@@ -54,7 +114,17 @@ const deps: Deps = {
 }
 
 let lastRequestAt = 0
-const jobs = scheduler(deps, [...defaultJobs(deps), ...(db.dumpDataDir ? [backupJob(deps, db.dumpDataDir)] : [])])
+const takeBackup = db.dumpDataDir ? backupTaker(deps, db.dumpDataDir, db.directory) : undefined
+let removePidFile = async () => {}
+if (takeBackup) {
+  // Backups killed half-way (kill -9, a power cut) leave nothing behind after the next start.
+  const leftovers = await removeBackupLeftovers(config.backupDir)
+  if (leftovers.length) log.info('removed leftovers of interrupted backups', { backupDir: config.backupDir, removed: leftovers })
+  // `bun run backup` (src/cli/backup.ts) finds this process through the pid file and asks with SIGUSR2.
+  removePidFile = await writePidFile(config.dataDir)
+  process.on('SIGUSR2', () => void answerBackupRequests(config.backupDir, () => takeBackup(new Date()), log))
+}
+const jobs = scheduler(deps, [...defaultJobs(deps), ...(db.dumpDataDir ? [backupJob(deps, db.dumpDataDir, takeBackup)] : [])])
 const app = buildApp(deps)
   .onRequest(({ set }) => {
     lastRequestAt = performance.now()
@@ -62,6 +132,7 @@ const app = buildApp(deps)
     if (lifecycle.draining) set.headers['connection'] = 'close'
   })
   .use(jobs)
+starting?.stop()
 try {
   app.listen({
     port: config.port,
@@ -72,13 +143,9 @@ try {
     maxRequestBodySize: bodyCeiling(config.maxUploadBytes),
   })
 } catch (e) {
-  const code = (e as NodeJS.ErrnoException)?.code
-  const reason = code === 'EADDRINUSE' ? 'the port is already in use by another process' : String((e as Error)?.message ?? e)
-  log.error('cannot listen', { host: config.host, port: config.port, code, reason })
-  console.error(`Cannot listen on ${config.host}:${config.port}: ${reason}. Stop the other process or set PORT.`)
   stopJobs(jobs.store)
   await db.close().catch(() => {})
-  process.exit(1)
+  cannotListen(e)
 }
 log.info('listening', { url: `http://${config.host}:${config.port}`, database: db.kind })
 // Prometheus metrics on their own port, never the public one.
@@ -118,6 +185,7 @@ async function shutdown(signal: string) {
   // or after the restart (its queue row stays).
   await fanoutOf(deps).stop()
   await db.close()
+  await removePidFile()
   log.info('stopped', { durationMs: Math.round(performance.now() - started) })
   process.exit(0)
 }

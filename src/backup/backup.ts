@@ -7,6 +7,7 @@ import { finished } from 'node:stream/promises'
 import type postgres from 'postgres'
 import { pack } from 'tar-stream'
 import type { Sql } from '../db/connect.ts'
+import { CHECKPOINT_ROOM_BYTES, roomForCheckpoint } from '../db/disk-room.ts'
 
 /**
  * Backups of the embedded database: one tar file holding
@@ -35,6 +36,11 @@ export interface BackupOptions {
   backupDir: string
   keep: number
   now: Date
+  /**
+   * The embedded database's data directory: no backup (and no CHECKPOINT) is started while its
+   * disk has less than CHECKPOINT_ROOM_BYTES free (src/db/disk-room.ts); the backup fails with 507.
+   */
+  databaseDir?: string
   /** Called at the backup's moment, on the held connection (tests record what must come back). */
   atSnapshot?: (reserved: postgres.ReservedSql) => Promise<void>
 }
@@ -80,6 +86,11 @@ export async function createBackup(o: BackupOptions): Promise<{ path: string; ma
   // read it (the folder 0700 even when it already existed, each file 0600 from its first byte).
   await mkdir(o.backupDir, { recursive: true, mode: 0o700 })
   await chmod(o.backupDir, 0o700)
+  // A backup killed half-way (kill -9, a power cut) left these; the next one removes them.
+  await removeBackupLeftovers(o.backupDir)
+  if (o.databaseDir && !(await roomForCheckpoint(o.databaseDir))) {
+    throw Object.assign(new Error(`No backup: the disk under ${o.databaseDir} has less than ${CHECKPOINT_ROOM_BYTES >> 20} MiB free`), { code: 'ENOSPC' })
+  }
   const id = `${stamp(o.now)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const staging = join(o.backupDir, `.staging-${id}`)
   const tmp = join(o.backupDir, `.backup-${id}.tar.part`)
@@ -161,6 +172,44 @@ export async function createBackup(o: BackupOptions): Promise<{ path: string; ma
     await rm(staging, { recursive: true, force: true })
     await rm(tmp, { force: true })
   }
+}
+
+/** `.staging-<stamp>-<pid>-<random>` and `.backup-<stamp>-<pid>-<random>.tar.part`: a backup in progress. */
+const IN_PROGRESS = /^\.(?:staging|backup)-\d{8}T\d{6}Z-(\d+)-[a-z0-9]+(?:\.tar\.part)?$/
+
+function processAlive(pid: number) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes the staging folders (hard links) and `.part` files of backups whose process is gone
+ * (issue 49: a backup killed half-way left them for ever). Run at start and before every backup;
+ * a backup of another live process is left alone. Backups of one
+ * process must not overlap (runBackup serialises them). Returns the removed names.
+ */
+export async function removeBackupLeftovers(backupDir: string): Promise<string[]> {
+  let names: string[]
+  try {
+    names = await readdir(backupDir)
+  } catch {
+    return []
+  }
+  const removed: string[] = []
+  for (const name of names) {
+    const m = IN_PROGRESS.exec(name)
+    const pid = Number(m?.[1])
+    // This process's own are leftovers too: its backups run one at a time (the pid of a container's
+    // first process is the same after every restart).
+    if (!m || (pid !== process.pid && processAlive(pid))) continue
+    await rm(join(backupDir, name), { recursive: true, force: true })
+    removed.push(name)
+  }
+  return removed
 }
 
 const exists = (path: string) => stat(path).then(

@@ -2,9 +2,10 @@ import { fsyncSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import postgres from 'postgres'
 import { shippedTemplate, unpackTemplate } from './embedded-template.ts'
+import { CHECKPOINT_ROOM_BYTES, roomForCheckpoint } from './disk-room.ts'
 
 export type Sql = postgres.Sql
 export type TxSql = postgres.TransactionSql
@@ -31,6 +32,8 @@ export interface Database {
    * while holding the one connection (`sql.reserve()`), so no transaction is half done.
    */
   dumpDataDir?: () => Promise<Blob>
+  /** The embedded database only (on disk): its data directory. */
+  directory?: string
 }
 
 const common = {
@@ -193,6 +196,15 @@ async function exists(path: string) {
   )
 }
 
+/** `<dir>.new-<pid>` folders of first starts that died half-way (a kill, a full disk): ~40 MiB each. */
+async function removeDeadWorkDirs(dir: string) {
+  const prefix = `${basename(dir)}.new-`
+  for (const name of await readdir(dirname(dir)).catch(() => [] as string[])) {
+    const pid = name.startsWith(prefix) ? name.slice(prefix.length) : ''
+    if (/^\d+$/.test(pid) && Number(pid) !== process.pid && !processAlive(Number(pid))) await rm(join(dirname(dir), name), { recursive: true, force: true })
+  }
+}
+
 /**
  * Makes `dir` a PostgreSQL data directory when it is not one yet, without this process ever
  * holding initdb's memory (PGlite's initdb peaks near 900 MB RSS; the serving process with a
@@ -210,11 +222,18 @@ export async function ensureEmbeddedDataDir(dir: string, template?: string, opts
   }
   await mkdir(dirname(dir), { recursive: true })
   const work = `${dir}.new-${process.pid}`
+  await removeDeadWorkDirs(dir)
   await rm(work, { recursive: true, force: true })
   let how: 'template' | 'shipped' | 'initdb'
   const shipped = opts.shipped === undefined ? await shippedTemplate() : (opts.shipped ?? undefined)
   if (template && (await exists(join(template, 'PG_VERSION')))) {
-    await cp(template, work, { recursive: true })
+    try {
+      await cp(template, work, { recursive: true })
+    } catch (e) {
+      // A full disk half-way: nothing of the copy stays (the next attempt starts afresh).
+      await rm(work, { recursive: true, force: true })
+      throw e
+    }
     how = 'template'
   } else if (shipped) {
     try {
@@ -251,6 +270,10 @@ export async function connectEmbedded(dataDir: string | undefined, opts: { templ
   if (dataDir) {
     dir = resolve(dataDir, 'pgdata')
     await ensureEmbeddedDataDir(dir, opts.template)
+    // Opening may end with a checkpoint (after a crash), which a full disk would never let return.
+    if (!(await roomForCheckpoint(dir))) {
+      throw Object.assign(new Error(`the disk under ${dir} has less than ${CHECKPOINT_ROOM_BYTES >> 20} MiB free`), { code: 'ENOSPC' })
+    }
   }
   const db = await PGlite.create({ ...(await embeddedOptions()), ...(dir ? { fs: await durableNodeFs(dir) } : {}) })
   // A short path: unix socket paths are limited to ~100 bytes, DATA_DIR may be long.
@@ -274,10 +297,13 @@ export async function connectEmbedded(dataDir: string | undefined, opts: { templ
     kind: 'embedded',
     capability: { kind: 'embedded', maxConnections: 1 },
     dumpDataDir: () => db.dumpDataDir('gzip'),
+    directory: dir,
     async close() {
       await sql.end({ timeout: 5 })
       await server.stop()
-      await db.close()
+      // Closing takes a shutdown checkpoint, which on a full disk would never return (see
+      // disk-room.ts); without it the next start recovers from the WAL, every commit being on disk.
+      if (!dir || (await roomForCheckpoint(dir))) await db.close()
       await rm(sockDir, { recursive: true, force: true })
     },
   }

@@ -138,6 +138,11 @@ function withErrorResponses(paths: Record<string, Record<string, Json>>) {
         add(415, ERROR_CATALOGUE.UNSUPPORTED_MEDIA_TYPE.description)
       }
       if (path === '/api/v1/auth/login') add(429, ERROR_CATALOGUE.TOO_MANY_REQUESTS.description)
+      // An upload is stored as it arrives: file storage unreachable (50301) or full (50701).
+      if ((op.requestBody as { content?: Record<string, unknown> } | undefined)?.content?.['multipart/form-data']) {
+        add(503, ERROR_CATALOGUE.STORAGE_UNAVAILABLE.description)
+        add(507, ERROR_CATALOGUE.STORAGE_FULL.description)
+      }
       add(500, ERROR_CATALOGUE.INTERNAL.description)
     }
   }

@@ -37,6 +37,8 @@ export const ERROR_CATALOGUE = {
   TOO_MANY_REQUESTS: { code: 42900, status: 429, description: 'Too many attempts; retry after `Retry-After` seconds.' },
   INTERNAL: { code: 50000, status: 500, description: 'Unexpected server error; quote the request id when reporting it.' },
   UNAVAILABLE: { code: 50300, status: 503, description: 'A dependency (the database) is unavailable; retry later.' },
+  STORAGE_UNAVAILABLE: { code: 50301, status: 503, description: 'File storage (the S3 bucket) cannot be reached; retry after `Retry-After` seconds.' },
+  STORAGE_FULL: { code: 50701, status: 507, description: 'Storage is full (the disk under DATA_DIR, for files or the embedded database); nothing was stored, retry once space is freed.' },
   RANGE_NOT_SATISFIABLE: { code: 41600, status: 416, description: 'The requested byte range lies outside the file; `Content-Range` gives its size.' },
 } as const
 
@@ -81,3 +83,27 @@ export const conflict = (name: ErrorName = 'CONFLICT', message = 'This conflicts
 
 export const tooLarge = (limitBytes: number) =>
   new AppError('PAYLOAD_TOO_LARGE', `The upload is larger than the limit of ${limitBytes} bytes.`, { limitBytes })
+
+/** Seconds a client is told to wait before retrying an unreachable dependency. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5
+
+/** Errno codes of a disk that is full (ENOSPC) or of a quota that is used up (EDQUOT). */
+const FULL_CODES = new Set(['ENOSPC', 'EDQUOT'])
+
+/**
+ * The disk is full: an errno from the file system, or PostgreSQL's disk_full (SQLSTATE 53100),
+ * which the embedded database answers when its files cannot grow.
+ */
+export function isStorageFull(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code
+  if (typeof code === 'string' && (FULL_CODES.has(code) || code === '53100')) return true
+  // Bun's file writer and some S3 paths only say it in the message.
+  return /\b(ENOSPC|EDQUOT)\b|no space left on device/i.test(String((e as { message?: unknown })?.message ?? ''))
+}
+
+export const storageFull = () => new AppError('STORAGE_FULL', 'Storage is full; nothing was stored. Please try again later.')
+
+export const storageUnavailable = () =>
+  new AppError('STORAGE_UNAVAILABLE', 'File storage cannot be reached right now; please retry shortly.', null, {
+    'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS),
+  })

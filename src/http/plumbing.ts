@@ -3,7 +3,7 @@ import postgres from 'postgres'
 import type { Logger } from '../lib/log.ts'
 import { localizeEnvelope } from '../i18n/request.ts'
 import { observeRequest, UNMATCHED_ROUTE } from '../metrics.ts'
-import { AppError, ERROR_CATALOGUE, type ErrorName, type FieldError } from './errors.ts'
+import { AppError, ERROR_CATALOGUE, isStorageFull, storageFull, type ErrorName, type FieldError } from './errors.ts'
 import { requestUrl } from './request-url.ts'
 
 /** JSON bodies are small; uploads (multipart) have their own, configurable limit. */
@@ -115,6 +115,8 @@ function validationFields(error: any): FieldError[] {
 /** Socket and postgres.js codes of a connection that is gone or cannot be made. */
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT',
+  // A name that does not resolve (now): DNS down, or the database's host not yet in it.
+  'ENOTFOUND', 'EAI_AGAIN',
   'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
 ])
 
@@ -142,7 +144,8 @@ export function onUnhandledRejection(log: Logger, reason: unknown): 'continue' |
     stack: (reason as any)?.stack,
   }
   if (isConnectionError(reason)) {
-    log.error('unhandled rejection (database connection); carrying on', fields)
+    // An outage, not a bug: its stack says nothing (node:net frames) and floods the log.
+    log.error('unhandled rejection (database connection); carrying on', { ...fields, stack: undefined })
     return 'continue'
   }
   log.error('unhandled rejection; exiting', fields)
@@ -290,6 +293,14 @@ export function plumbing({ log, methodsFor, maxUploadBytes, readsOwnBody = () =>
           set.status = 404
           return envelopeOf('NOT_FOUND', `No route for ${request.method} ${path}.`)
         }
+      }
+      // A full disk (the embedded database's files answer SQLSTATE 53100, a file write ENOSPC):
+      // nothing was stored, and the same request succeeds once space is freed.
+      if (isStorageFull(error)) {
+        const full = storageFull()
+        set.status = full.status
+        log.warn('storage full', { requestId, code: (error as any)?.code, error: String((error as any)?.message ?? error) })
+        return envelopeOf(full.errorName, full.message)
       }
       if (error instanceof postgres.PostgresError) {
         const mapped = fromPostgres(error)

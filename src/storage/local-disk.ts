@@ -1,4 +1,4 @@
-import { copyFile, link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { copyFile, link, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { tooLarge } from '../http/errors.ts'
@@ -24,6 +24,9 @@ const WRITE_CHUNK = 1024 * 1024
 
 export class LocalDiskStorage implements FileStorage {
   readonly root: string
+  get localRoot() {
+    return this.root
+  }
   private readonly tmpDir: string
 
   constructor(root: string) {
@@ -52,29 +55,31 @@ export class LocalDiskStorage implements FileStorage {
     await mkdir(this.tmpDir, { recursive: true })
     // The pid in the name lets any instance sharing the volume tell a dead process's leftovers.
     const tmp = join(this.tmpDir, tempName(key))
-    // Created exclusively (and private) before Bun's writer takes it over.
-    await (await open(tmp, 'wx', 0o600)).close()
-    const sink = Bun.file(tmp).writer({ highWaterMark: WRITE_CHUNK })
+    // Created exclusively (and private). Written through a file handle whose every write is
+    // awaited: Bun's FileSink reported ENOSPC as an unhandled rejection (which ended the process)
+    // and then resolved as if the file were whole.
+    const handle = await open(tmp, 'wx', 0o600)
     let size = 0
     try {
       const chunks = (source instanceof Blob ? source.stream() : source) as AsyncIterable<Uint8Array>
-      let pending = 0
+      let pending: Uint8Array[] = []
+      let pendingBytes = 0
       for await (const chunk of chunks) {
         size += chunk.byteLength
         // Checked while writing: the stream is stopped (and its source cancelled) at the limit.
         if (size > maxBytes) throw tooLarge(maxBytes)
-        sink.write(chunk)
-        pending += chunk.byteLength
-        // Flushed at every WRITE_CHUNK: at most that much of the upload waits in memory.
-        if (pending >= WRITE_CHUNK) {
-          await sink.flush()
-          pending = 0
+        pending.push(chunk)
+        pendingBytes += chunk.byteLength
+        // Written at every WRITE_CHUNK: at most that much of the upload waits in memory.
+        if (pendingBytes >= WRITE_CHUNK) {
+          await writeAll(handle, pending)
+          pending = []
+          pendingBytes = 0
         }
       }
-      await sink.end()
+      await writeAll(handle, pending)
       // On disk before the row that names it is committed (as before: an acknowledged upload
       // survives a power cut, not only a crash).
-      const handle = await open(tmp, 'r')
       await handle.sync()
       await handle.close()
       const target = this.pathOf(key)
@@ -82,7 +87,7 @@ export class LocalDiskStorage implements FileStorage {
       await rename(tmp, target)
       return { key, size }
     } catch (e) {
-      await Promise.resolve(sink.end()).catch(() => {})
+      await handle.close().catch(() => {})
       await rm(tmp, { force: true })
       throw e
     }
@@ -174,6 +179,24 @@ export class LocalDiskStorage implements FileStorage {
       const info = await stat(join(e.parentPath, e.name)).catch(() => null)
       if (info) yield { key: e.name, modifiedAt: info.mtime }
     }
+  }
+}
+
+/** Writes every byte of `chunks` at the handle's position (writev may write fewer than asked). */
+async function writeAll(handle: FileHandle, chunks: Uint8Array[]) {
+  let rest = chunks
+  while (rest.length) {
+    const { bytesWritten } = await handle.writev(rest)
+    let skip = bytesWritten
+    const next: Uint8Array[] = []
+    for (const c of rest) {
+      if (skip >= c.byteLength) skip -= c.byteLength
+      else {
+        next.push(skip ? c.subarray(skip) : c)
+        skip = 0
+      }
+    }
+    rest = next
   }
 }
 

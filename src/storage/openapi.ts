@@ -27,4 +27,5 @@ export const downloadResponses = {
   206: { description: 'One byte range (`Range: bytes=start-end`, `bytes=start-`, `bytes=-suffix`) with `Content-Range`.', content: binary },
   404: errorResponse('Unknown id.'),
   416: errorResponse('The range lies outside the file (41600); `Content-Range: bytes */size`.'),
+  503: errorResponse('File storage (the S3 bucket) cannot be reached (50301); retry after `Retry-After` seconds.'),
 }

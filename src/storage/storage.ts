@@ -26,6 +26,8 @@ export interface PutOptions {
  * client input; the client's file name is metadata kept in the database.
  */
 export interface FileStorage {
+  /** The folder holding the files when they are on local disk (backups copy from it); absent for a bucket. */
+  readonly localRoot?: string
   /**
    * Stores bytes as they arrive under a new key; nothing is visible under the key until
    * every byte is stored. More than `maxBytes` → 413, and nothing is kept.

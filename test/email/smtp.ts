@@ -33,6 +33,10 @@ export class TestSmtp {
   /** Every RCPT TO address, in order. */
   rcpts: string[] = []
   refuse: ((to: string) => boolean) | null = null
+  /** Answer RCPT TO with this temporary (4xx) code instead, e.g. 451. */
+  tempFail: number | null = null
+  /** Accept a mail's data only after this many milliseconds (a server that stalls, then accepts). */
+  stallDataMs = 0
   private server: SMTPServer | null = null
   constructor(readonly port: number) {}
 
@@ -57,6 +61,11 @@ export class TestSmtp {
       onRcptTo: (address, _session, cb) => {
         this.attempts++
         this.rcpts.push(address.address)
+        if (this.tempFail) {
+          const e = new Error('Requested action aborted: local error in processing') as Error & { responseCode: number }
+          e.responseCode = this.tempFail
+          return cb(e)
+        }
         if (this.refuse?.(address.address)) {
           const e = new Error('Mailbox unavailable') as Error & { responseCode: number }
           e.responseCode = 550
@@ -67,7 +76,7 @@ export class TestSmtp {
       onData: (stream, session, cb) => {
         const chunks: Buffer[] = []
         stream.on('data', (c: Buffer) => chunks.push(c))
-        stream.on('end', () => {
+        stream.on('end', async () => {
           const raw = Buffer.concat(chunks).toString('utf8')
           const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ')
           this.received.push({
@@ -76,6 +85,8 @@ export class TestSmtp {
             raw,
             header: (name) => new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(head)?.[1]?.trim(),
           })
+          // The scenario: a server that has the mail but takes its time to say so.
+          if (this.stallDataMs) await new Promise((r) => setTimeout(r, this.stallDataMs))
           cb()
         })
       },

@@ -186,3 +186,32 @@ export function load(clients: number, next: (i: number) => Promise<Sample>) {
     },
   }
 }
+
+/** A size-limited tmpfs of the test's own (`unmount()` when done), to fill until ENOSPC. */
+export interface SmallDisk {
+  dir: string
+  unmount(): Promise<void>
+}
+
+/**
+ * Mounts a `sizeMiB` tmpfs on a fresh folder, or says why it cannot (mounting needs root, or
+ * CAP_SYS_ADMIN in a container): the caller skips with that reason.
+ */
+export async function mountSmallDisk(sizeMiB: number): Promise<SmallDisk | string> {
+  const { mkdtemp, rm } = await import('node:fs/promises')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dir = await mkdtemp(join(tmpdir(), 'cls-small-disk-'))
+  const mount = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', `size=${sizeMiB}m`, 'tmpfs', dir], { stderr: 'pipe' })
+  if (mount.exitCode !== 0) {
+    await rm(dir, { recursive: true, force: true })
+    return `cannot mount a tmpfs here (${mount.stderr.toString().trim() || `mount exited ${mount.exitCode}`}); run the tests as root to cover the full disk`
+  }
+  return {
+    dir,
+    async unmount() {
+      Bun.spawnSync(['umount', '-l', dir])
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
+}

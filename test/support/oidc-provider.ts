@@ -33,8 +33,8 @@ export interface TestProvider {
   stop(): Promise<void>
 }
 
-export async function startProvider(redirectUris: string[]): Promise<TestProvider> {
-  const port = await freePort()
+export async function startProvider(redirectUris: string[], at?: { port: number }): Promise<TestProvider> {
+  const port = at?.port ?? (await freePort())
   const issuer = `http://127.0.0.1:${port}`
   const { privateKey } = await generateKeyPair('RS256', { extractable: true })
   const jwk: JWK = { ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }

@@ -136,3 +136,10 @@ export async function scratchDatabase(prefix = 'cls_t'): Promise<{ url: string; 
     },
   }
 }
+
+/** `bun run backup` (src/cli/backup.ts) on `dataDir` with the embedded database, as an operator runs it. */
+export function runBackupCommand(dataDir: string) {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' })) if (v !== undefined && k !== 'DATABASE_URL') env[k] = v
+  return Bun.spawn(['bun', 'run', 'backup'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+}

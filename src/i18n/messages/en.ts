@@ -33,6 +33,8 @@ const en = {
     valueInvalid: 'A value in the request is not valid.',
     databaseBusy: 'The database was busy; please retry.',
     databaseUnavailable: 'The database is unavailable right now; please retry shortly.',
+    storageFull: 'Storage is full; nothing was stored. Please try again later.',
+    storageUnavailable: 'File storage cannot be reached right now; please retry shortly.',
     internal: 'Something went wrong on our side. Request id: {{requestId}}.',
     // accounts
     usernameTaken: 'That username is already taken. Please choose another.',

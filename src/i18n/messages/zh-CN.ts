@@ -25,6 +25,8 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     valueInvalid: '请求中有无效的值。',
     databaseBusy: '数据库繁忙，请重试。',
     databaseUnavailable: '数据库暂时不可用，请稍后重试。',
+    storageFull: '存储空间已满，本次未保存任何内容。请稍后再试。',
+    storageUnavailable: '文件存储暂时无法访问，请稍后重试。',
     internal: '服务器出了点问题。请求编号：{{requestId}}。',
     usernameTaken: '该用户名已被占用，请换一个。',
     emailTaken: '该邮箱已注册过账号，可以直接登录。',

@@ -46,8 +46,10 @@ function compose(item: OutboxRow, settings: MailSettings, now: Date): { mail: Ma
  * The timeouts keep a dead server from holding a run for minutes; a connection the server closed
  * is replaced on the next mail.
  */
-export function smtpTransport(url: string, connections = 8): Transport {
-  return new SmtpPool(url, { connections })
+export function smtpTransport(url: string, connections = 8, timeouts: { socketTimeoutMs?: number } = {}): Transport {
+  // The end of a mail's data waits half the lease: a late 250 still marks the row sent before any
+  // other sender may claim it again (LEASE_MS), so a slow server does not get the mail twice.
+  return new SmtpPool(url, { connections, socketTimeoutMs: timeouts.socketTimeoutMs, dataTimeoutMs: Math.max(timeouts.socketTimeoutMs ?? 0, LEASE_MS / 2) })
 }
 
 /** A 5xx reply is permanent (the server refuses this mail); anything else is worth a retry. */
@@ -87,7 +89,8 @@ export async function sendDueEmails(
   for (let round = 0; round < ROUNDS; round++) {
     // A claim's lease counts from the moment it is made, not from the start of the run: a long
     // run (a backlog, a slow server) would otherwise claim rows already free for others again.
-    const batch = await claimDue(sql, new Date(now.getTime() + elapsedMs()), BATCH, LEASE_MS)
+    const claimedAt = new Date(now.getTime() + elapsedMs())
+    const batch = await claimDue(sql, claimedAt, BATCH, LEASE_MS)
     const composed = batch.map((item) => compose(item, settings, now))
     const outcomes = await Promise.all(
       composed.map((c) =>
@@ -116,11 +119,26 @@ export async function sendDueEmails(
       const e = outcomes[i]
       if (e === null) continue
       const error = String((e as Error)?.message ?? e)
-      const next = new Date(now.getTime() + backoffMs(item.attempts))
+      // Sent whole, answer lost: not again before the lease of this attempt would have run out
+      // (the row keeps the attempt and its error; the Message-ID stays the same).
+      const afterData = (e as { afterData?: boolean })?.afterData === true
+      const next = new Date(Math.max(now.getTime() + backoffMs(item.attempts), afterData ? claimedAt.getTime() + LEASE_MS : 0))
       if (isPermanent(e) || next.getTime() - item.created_at.getTime() > GIVE_UP_AFTER_MS) {
         failed.push({ id: item.id, error })
         log?.warn('e-mail given up', { outboxId: item.id, kind: item.kind, attempts: item.attempts, error })
-      } else retry.push({ id: item.id, next, error })
+      } else {
+        retry.push({ id: item.id, next, error })
+        // A temporary failure (a 4xx reply, a refused or cut connection): said, with the server's reply.
+        log?.warn('e-mail not sent; will retry', {
+          outboxId: item.id,
+          kind: item.kind,
+          attempts: item.attempts,
+          responseCode: (e as { responseCode?: number })?.responseCode,
+          reply: (e as { response?: string })?.response,
+          error,
+          retryAt: next.toISOString(),
+        })
+      }
     }
     await markFailed(sql, failed, now)
     await markRetry(sql, retry)

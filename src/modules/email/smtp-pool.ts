@@ -16,6 +16,8 @@ export interface SmtpError extends Error {
   /** The server's reply code; absent when the connection failed (worth a retry). */
   responseCode?: number
   response?: string
+  /** The whole mail was sent and its reply never came: the server may have it. */
+  afterData?: boolean
 }
 
 export interface SmtpPoolOptions {
@@ -27,6 +29,12 @@ export interface SmtpPoolOptions {
   greetingTimeoutMs?: number
   /** No reply for this long while one is awaited: the connection is given up. */
   socketTimeoutMs?: number
+  /**
+   * The reply to the end of a mail's data is awaited this long instead (RFC 5321 4.5.3.2.6 asks
+   * for minutes: the server may be delivering). Giving up earlier is what sends a mail twice: the
+   * server that accepted it late has it, and the retry sends it again.
+   */
+  dataTimeoutMs?: number
   /** TLS options (a private CA for instance). */
   tls?: ConnectionOptions
 }
@@ -85,13 +93,13 @@ class Connection {
   ) {}
 
   /** The next reply (multi-line replies joined), or the connection's failure. */
-  private reply(): Promise<Reply> {
+  private reply(timeoutMs = this.opts.socketTimeoutMs): Promise<Reply> {
     // A pipelined reply can arrive before it is awaited.
     const early = this.early.shift()
     if (early) return Promise.resolve(early)
     if (this.failed) return Promise.reject(this.failed)
     return new Promise((resolve, reject) => {
-      if (!this.waiting.length) this.socket?.setTimeout(this.opts.socketTimeoutMs)
+      if (!this.waiting.length) this.socket?.setTimeout(timeoutMs)
       this.waiting.push(resolve)
       this.onFail.push(reject)
     })
@@ -274,7 +282,13 @@ class Connection {
         next = pipelining ? more() : undefined
         // DATA accepted although the recipient was refused (a lax server): an empty message ends it.
         this.write((refused ? '.\r\n' : dataOf(current.raw)) + (next ? envelopeOf(next, this.caps) : ''))
-        const done = await this.reply()
+        const done = await this.reply(this.opts.dataTimeoutMs).catch((e: SmtpError) => {
+          if (refused) throw e
+          const unsure = smtpError(`${e.message} (after the whole mail was sent: the server may have it)`) as SmtpError
+          unsure.afterData = true
+          current.reject(unsure)
+          throw e
+        })
         if (refused) current.reject(refused)
         else if (done.code === 250) current.resolve()
         else current.reject(smtpError('SMTP message refused', done))
@@ -323,6 +337,7 @@ export class SmtpPool {
       connectionTimeoutMs: options.connectionTimeoutMs ?? 10_000,
       greetingTimeoutMs: options.greetingTimeoutMs ?? 10_000,
       socketTimeoutMs: options.socketTimeoutMs ?? 30_000,
+      dataTimeoutMs: options.dataTimeoutMs ?? Math.max(options.socketTimeoutMs ?? 30_000, 60_000),
       tls: options.tls,
     }
   }
