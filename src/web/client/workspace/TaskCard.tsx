@@ -17,7 +17,7 @@ import { RichText } from '../ui/RichText.tsx'
 import { Skeleton } from '../ui/Skeleton.tsx'
 import { formatBytes, formatScore, Time } from '../ui/time.tsx'
 import { useDraft, useDraftStorageKey, writeDraft } from '../ui/useDraft.ts'
-import { isSubmittable, myExperimentsKey, useNow } from './data.ts'
+import { addedAfter, isSubmittable, myExperimentsKey, useNow } from './data.ts'
 import { useTaskDisclosure } from './focus.tsx'
 import { WORKSPACE } from './messages.ts'
 
@@ -246,7 +246,7 @@ export function SubmissionSummary({ submission: s, questions, attempts }: { subm
           <RichText html={s.feedback} />
         </div>
       )}
-      {s.answers && s.answers.length > 0 && <AnswerList answers={s.answers} questions={questions} results={s.questionResults} />}
+      {s.answers && s.answers.length > 0 && <AnswerList answers={s.answers} questions={questions} results={s.questionResults} submittedAt={s.submittedAt} />}
       {s.content && (
         <div>
           <p className="label">{t('submission.yourAnswer')}</p>
@@ -259,12 +259,30 @@ export function SubmissionSummary({ submission: s, questions, attempts }: { subm
 }
 
 /** The answers, question by question; with `results` (a graded sheet) what each one earned. */
-export function AnswerList({ answers, questions, results = [] }: { answers: Answer[]; questions: Question[]; results?: LearningSubmission['questionResults'] }) {
+export function AnswerList({
+  answers,
+  questions,
+  results = [],
+  submittedAt,
+}: {
+  answers: Answer[]
+  questions: Question[]
+  results?: LearningSubmission['questionResults']
+  /** When the sheet was handed in: questions added later are marked as such, not as wrong. */
+  submittedAt?: string
+}) {
   const { t } = useT(WORKSPACE)
   return (
     <ol className="answers">
       {questions.map((q) => {
         const a = answers.find((x) => x.questionId === q.id)
+        const result = results.find((r) => r.questionId === q.id)
+        if (result?.addedAfterSubmission || (submittedAt && addedAfter(q, submittedAt)))
+          return (
+            <li key={q.id}>
+              <span className="answer-stem">{q.stem}</span> <Badge tone="info">{t('quiz.addedLater')}</Badge>
+            </li>
+          )
         const chosen = (a?.selectedOptions ?? []).map((i) => q.options?.[i] ?? t('quiz.option', { n: i + 1 }))
         const correct = q.correctOptions
         const right = correct && q.type !== 'SHORT_ANSWER' ? sameSet(correct, a?.selectedOptions ?? []) : null

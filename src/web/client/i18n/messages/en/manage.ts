@@ -274,6 +274,7 @@ const en = {
     noAnswer: '(no answer)',
     right: 'right',
     wrong: 'wrong',
+    addedLater: 'added after this hand-in: not asked, not counted',
     option: 'option {{n}}',
     experimentFile: 'Download {{name}}',
     note: 'Note: {{note}}',

@@ -57,6 +57,7 @@ export default {
     noAnswer: '(no answer)',
     right: 'right',
     wrong: 'wrong',
+    addedLater: 'New: added after you handed in, not counted',
     earned: '{{earned}} / {{total}} points',
     inOverall: 'of {{total}} points: in the overall score',
     formLabel: 'Answer {{title}}',

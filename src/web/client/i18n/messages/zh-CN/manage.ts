@@ -277,6 +277,7 @@ const zh: Catalogue<typeof en> = {
     noAnswer: '（未作答）',
     right: '正确',
     wrong: '错误',
+    addedLater: '此题在提交后新增：未作答，不计分',
     option: '选项 {{n}}',
     experimentFile: '下载 {{name}}',
     note: '备注：{{note}}',

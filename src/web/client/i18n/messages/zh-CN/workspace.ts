@@ -60,6 +60,7 @@ const zh: Catalogue<typeof en> = {
     noAnswer: '（未作答）',
     right: '答对',
     wrong: '答错',
+    addedLater: '新题：在你提交后新增，不计分',
     earned: '{{earned}} / {{total}} 分',
     inOverall: '满分 {{total}} 分：计入总评',
     formLabel: '作答：{{title}}',
