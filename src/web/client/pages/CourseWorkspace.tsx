@@ -15,6 +15,7 @@ import { FocusTaskProvider } from '../workspace/focus.tsx'
 import { WORKSPACE } from '../workspace/messages.ts'
 import { LeaveCourse } from '../roster/LeaveCourse.tsx'
 import { ArchivedBanner } from '../terms/Terms.tsx'
+import { ReadOnlyProvider } from '../ui/readOnly.tsx'
 import {
   AnnouncementsSection,
   ExperimentsSection,
@@ -86,6 +87,7 @@ export default function CourseWorkspacePage() {
         {c.myRole === 'STUDENT' && <LeaveCourse courseId={c.id} title={c.title} />}
       </div>
       <ArchivedBanner course={c} />
+      <ReadOnlyProvider readOnly={Boolean(c.archived)}>
       <Loaded query={modules} skeleton={<Skeleton variant="cards" lines={3} />}>
         {(list) => {
           const enabled = list.filter((m) => m.enabled && SECTIONS[m.moduleKey]).map((m) => m.moduleKey)
@@ -96,6 +98,7 @@ export default function CourseWorkspacePage() {
           }} />
         }}
       </Loaded>
+      </ReadOnlyProvider>
     </>
   )
 }

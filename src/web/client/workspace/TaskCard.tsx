@@ -18,6 +18,7 @@ import { Skeleton } from '../ui/Skeleton.tsx'
 import { formatBytes, formatScore, Time } from '../ui/time.tsx'
 import { useDraft, useDraftStorageKey, writeDraft } from '../ui/useDraft.ts'
 import { addedAfter, isSubmittable, myExperimentsKey, useNow } from './data.ts'
+import { useReadOnly } from '../ui/readOnly.tsx'
 import { useTaskDisclosure } from './focus.tsx'
 import { WORKSPACE } from './messages.ts'
 
@@ -167,6 +168,9 @@ function StudentAnswer({ task, courseId, status }: { task: Task; courseId: strin
   const opensIn = useOpensIn(task.taskKind === 'HOMEWORK' && (status == null || status === 'NOT_STARTED') ? task.startAt : null)
   const [again, setAgain] = useState(false)
   const [sent, setSent] = useState<LearningSubmission | null>(null)
+  const readOnly = useReadOnly()
+  const now = useNow()
+  const pastDue = task.taskKind === 'HOMEWORK' && task.dueAt != null && Date.parse(task.dueAt) <= now
   const done = (s: LearningSubmission) => {
     setAgain(false)
     setSent(s)
@@ -180,6 +184,17 @@ function StudentAnswer({ task, courseId, status }: { task: Task; courseId: strin
   if (subs.isPending) return <Skeleton lines={2} />
   if (subs.error) return <Failure error={subs.error} onRetry={() => void subs.refetch()} what="task" />
   const latest = subs.data[0]
+  // An archived course takes nothing (issue 56.3): what was handed in stays readable, no form.
+  if (readOnly)
+    return (
+      <>
+        {latest && <SubmissionSummary submission={latest} questions={task.questions ?? []} attempts={subs.data.length} />}
+        <p className="notice notice-info" data-testid="archived-no-hand-in">
+          {t('answer.archived')}
+        </p>
+      </>
+    )
+  const form = !latest || again
   return (
     <>
       {sent && (
@@ -188,6 +203,12 @@ function StudentAnswer({ task, courseId, status }: { task: Task; courseId: strin
         </p>
       )}
       {latest && <SubmissionSummary submission={latest} questions={task.questions ?? []} attempts={subs.data.length} />}
+      {/* Issue 56.5c: the warning the experiment page gives, before the hand-in. */}
+      {form && pastDue && (
+        <p className="notice notice-info" role="status" data-testid="late-warning">
+          {t('answer.late')}
+        </p>
+      )}
       {latest && !again ? (
         <p>
           <button type="button" className="btn" onClick={() => setAgain(true)} data-testid="submit-again">
