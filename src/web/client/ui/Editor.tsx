@@ -30,7 +30,10 @@ const extensions = [
   StarterKit.configure({
     heading: { levels: [2, 3, 4] },
     horizontalRule: false,
-    link: { openOnClick: false, autolink: true, protocols: ['http', 'https', 'mailto'], defaultProtocol: 'https' },
+    // No `protocols`: linkify knows http, https and mailto already, and registering them again
+    // from a second editor on the page logged "linkifyjs: already initialized" (issue 56.5i).
+    // The API's allow-list keeps only those three schemes whatever the editor makes.
+    link: { openOnClick: false, autolink: true, defaultProtocol: 'https' },
   }),
   // A plain <table><tbody>: no colgroup and no inline style (the CSP allows none, the API keeps none).
   Table.extend({

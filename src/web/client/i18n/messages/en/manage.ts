@@ -77,6 +77,9 @@ const en = {
     typeLocked: 'Students have already submitted work, so the type can no longer change.',
     materialType: 'Material type',
     text: 'Text',
+    /** Homework (issue 56.5e): it hands out instructions, not "material of type Text". */
+    instructionsAs: 'Instructions given as',
+    textHere: 'Text written here',
     link: 'Link',
     file: 'File',
     linkAddress: 'Link address',

@@ -80,6 +80,8 @@ const zh: Catalogue<typeof en> = {
     typeLocked: '已有学生提交，任务形式不能再更改。',
     materialType: '材料类型',
     text: '文本',
+    instructionsAs: '作业说明形式',
+    textHere: '在此填写文字',
     link: '链接',
     file: '文件',
     linkAddress: '链接地址',
