@@ -10,6 +10,9 @@ alter table announcements
   add column if not exists published_at timestamptz;
 
 update announcements set published_at = created_at where published_at is null and publish_state = 'PUBLISHED';
+-- A writer that knows nothing of drafts (an import, a script, a fixture) inserts a published
+-- announcement: published now. The service names all three columns.
+alter table announcements alter column published_at set default now();
 
 alter table announcements
   add constraint announcements_publish_at_check check ((publish_state = 'SCHEDULED') = (publish_at is not null)),
