@@ -58,8 +58,10 @@ export function OverviewSection({ course, isTeacher, enabled }: SectionProps) {
       {!isTeacher && !course.archived && <NextUp course={course} enabled={enabled ?? []} />}
       <h3>{t('overview.latestAnnouncements')}</h3>
       <Loaded query={announcements} skeleton={<Skeleton lines={2} />}>
-        {(list) =>
-          list.length === 0 ? (
+        {(all) => {
+          // The course page shows what students see: a teacher's drafts stay in Manage (issue 56.4).
+          const list = all.filter((a) => a.state === 'PUBLISHED')
+          return list.length === 0 ? (
             <Empty>{t('announcements.none')}</Empty>
           ) : (
             <ul className="plain">
@@ -70,7 +72,7 @@ export function OverviewSection({ course, isTeacher, enabled }: SectionProps) {
               ))}
             </ul>
           )
-        }
+        }}
       </Loaded>
     </div>
   )
@@ -174,8 +176,9 @@ export function AnnouncementsSection({ course }: SectionProps) {
   const q = useAnnouncements(course.id)
   return (
     <Loaded query={q}>
-      {(list) =>
-        list.length === 0 ? (
+      {(all) => {
+        const list = all.filter((a) => a.state === 'PUBLISHED')
+        return list.length === 0 ? (
           <Empty>{t('announcements.none')}</Empty>
         ) : (
           <ul className="plain stack">
@@ -190,7 +193,7 @@ export function AnnouncementsSection({ course }: SectionProps) {
             ))}
           </ul>
         )
-      }
+      }}
     </Loaded>
   )
 }
