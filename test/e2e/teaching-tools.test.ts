@@ -60,7 +60,7 @@ describe.skipIf(!hasChromium)('teaching tools (issue 56) in Chromium', () => {
     return t
   }
   const notices = async (title: string) =>
-    (await server.deps.sql<{ n: number }[]>`select count(*)::int as n from notifications where notification_type = 'ANNOUNCEMENT' and params ->> 'announcementTitle' = ${title}`)[0]!.n
+    (await server.deps.sql<{ n: number }[]>`select count(*)::int as n from notifications where notification_type = 'ANNOUNCEMENT' and params ->> 'courseId' = ${course.id} and params ->> 'announcementTitle' = ${title}`)[0]!.n
   const studentSees = async (p: Page, title: string) => {
     await p.goto(`/courses/${course.id}?module=announcements`)
     await p.locator('#section-announcements').waitFor()
