@@ -166,14 +166,16 @@ describe.skipIf(!hasChromium)('teaching behaviour (issue 56) in Chromium', () =>
     ] as const) {
       const tab = await tabOf(who, opts)
       const p = tab.page
+      await p.goto(`/courses/${course.id}?module=homework`)
+      const row = summary(p, 'Essay: past due')
+      await row.click()
+      // 5c: said before anything is typed or handed in.
+      await p.getByTestId('late-warning').getByText(warning).waitFor()
+      // 5b: the same word here and in the homework centre.
+      expect((await row.locator('[data-status="MISSING"]').innerText()).trim()).toBe(missing)
       await p.goto('/homeworks')
       const card = p.locator('.homework-card').filter({ hasText: 'Essay: past due' })
       expect((await card.locator('[data-status="MISSING"]').innerText()).trim()).toBe(missing)
-      await p.goto(`/courses/${course.id}?module=homework`)
-      const row = summary(p, 'Essay: past due')
-      expect((await row.locator('[data-status="MISSING"]').innerText()).trim()).toBe(missing)
-      await row.click()
-      await p.getByTestId('late-warning').getByText(warning).waitFor()
       if (opts.phone) await noSideScroll(p)
       await expectAccessible(p, 'overdue homework form')
       expectNoErrors(tab)
