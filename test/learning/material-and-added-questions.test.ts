@@ -64,6 +64,16 @@ describe('reading material takes no answers (issue 56.6)', () => {
     expect((await sheetsOf(reading.id))[0]).toMatchObject({ score: null, status: 'SUBMITTED' })
   })
 
+  test('homework that has hand-ins cannot become material (409 40904); without hand-ins it can', async () => {
+    const hw = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Lab notes', ...textTask, taskKind: 'HOMEWORK', dueAt: '2026-12-01T08:00:00.000Z' })
+    const empty = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Unused', ...textTask, taskKind: 'HOMEWORK', dueAt: '2026-12-01T08:00:00.000Z' })
+    expect((await submit(hw.id, { content: '<p>mine</p>' })).status).toBe(201)
+    const refused = await w.api.patch(`${w.base}/tasks/${hw.id}`, { token: w.teacher.token, json: { taskKind: 'LEARNING' } })
+    expect([refused.status, refused.code]).toEqual([409, 40904])
+    const fine = await w.api.patch(`${w.base}/tasks/${empty.id}`, { token: w.teacher.token, json: { taskKind: 'LEARNING' } })
+    expect([fine.status, fine.data.taskKind]).toEqual([200, 'LEARNING'])
+  })
+
   test('homework and quizzes still take answers', async () => {
     const quiz = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Q', taskType: 'QUIZ', questions: [choice('SINGLE_CHOICE', [0], 1)] })
     expect((await submit(quiz.id, { answers: [{ questionId: quiz.questions[0].id, selectedOptions: [0] }] })).status).toBe(201)
