@@ -214,6 +214,17 @@ describe.skipIf(!hasChromium)('teaching tools (issue 56) in Chromium', () => {
       expect((await firstTab.innerText()).trim()).toBe(first)
       const box = (await firstTab.boundingBox())!
       expect(box.x).toBeGreaterThanOrEqual(0)
+      // The second tab active: it is in view from the start, so the row does not move.
+      await tabsNav.locator('a').nth(1).click()
+      await tabsNav.locator('a').nth(1).and(p.locator('[aria-current="page"]')).waitFor()
+      await p.waitForTimeout(300)
+      expect(await tabsNav.evaluate((n) => n.scrollLeft)).toBe(0)
+      // A tab far right (Announcements) is brought into view.
+      await p.goto(`/courses/${course.id}?module=announcements`)
+      await tabsNav.locator('a').last().and(p.locator('[aria-current="page"]')).waitFor()
+      await p.waitForTimeout(300)
+      const last = (await tabsNav.locator('a').last().boundingBox())!
+      expect(last.x + last.width).toBeLessThanOrEqual(PHONE.width)
       await p.goto(`/courses/${course.id}/manage?tab=resources`)
       await wholeName(p, none)
       expectNoErrors(tab)
