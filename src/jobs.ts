@@ -12,6 +12,7 @@ import { dispatch } from './modules/reminders/dispatch.ts'
 import { fanoutOf } from './fanout.ts'
 import { mailWaitingInvitations } from './modules/rosters/invitation-mail.ts'
 import { publishScheduledTasks } from './modules/learning/publishing.ts'
+import { publishScheduledAnnouncements } from './modules/announcements/service.ts'
 import { sweepStorage } from './storage/sweep.ts'
 import { createBackup } from './backup/backup.ts'
 import { oneAtATime } from './backup/on-demand.ts'
@@ -163,7 +164,8 @@ export function fanoutJob(deps: Deps): Job {
 }
 
 /**
- * Publishes scheduled tasks whose time has come, with their reminders (issue 29.9). Every minute
+ * Publishes scheduled tasks whose time has come, with their reminders (issue 29.9), and scheduled
+ * announcements, with their notifications (issue 56.4). Every minute
  * by default; TASK_PUBLISH_CRON changes it and 'off' disables it on this instance. Safe on every
  * instance at once (SKIP LOCKED).
  */
@@ -171,7 +173,11 @@ export function taskPublisherJob(deps: Deps): Job {
   return {
     name: 'task-publisher',
     pattern: deps.config.taskPublishCron,
-    run: (now) => publishScheduledTasks(deps.sql, now, 100, fanoutOf(deps)),
+    run: async (now) => ({
+      tasks: await publishScheduledTasks(deps.sql, now, 100, fanoutOf(deps)),
+      // Scheduled announcements (issue 56.4) are published by the same job.
+      announcements: await publishScheduledAnnouncements(deps.sql, now, channelsOn(deps), fanoutOf(deps)),
+    }),
   }
 }
 

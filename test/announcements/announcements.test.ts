@@ -49,6 +49,10 @@ describe('POST /courses/{courseId}/announcements', () => {
       author: { id: w.teacher.id, displayName: 'Prof. Ada' },
       createdAt: '2026-11-22T09:00:00.000Z',
       updatedAt: '2026-11-22T09:00:00.000Z',
+      // Without state or publishAt it is published at once, as before drafts existed (issue 56.4).
+      state: 'PUBLISHED',
+      publishAt: null,
+      publishedAt: '2026-11-22T09:00:00.000Z',
     })
     // What is stored is what is returned.
     const [row] = await ctx.deps.sql<{ content: string }[]>`select content from announcements where id = ${res.data.id}`

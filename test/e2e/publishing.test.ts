@@ -72,7 +72,7 @@ describe.skipIf(!hasChromium)('drafts, scheduled publishing and unpublishing (is
     const form = p.getByRole('form', { name: 'New task' })
     await form.getByLabel('Task title').fill(title)
     await form.getByLabel('Homework', { exact: true }).check()
-    await form.getByRole('textbox', { name: 'Text' }).click()
+    await form.getByRole('textbox', { name: 'Instructions' }).click()
     await p.keyboard.type('Measure the temperature of boiling water at home.')
     await choose(form)
     await form.getByRole('button', { name: submit }).click()

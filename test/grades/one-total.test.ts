@@ -38,9 +38,9 @@ test('learning overview and gradebook give one student the same counts and avera
   const essay = (await hand(homework.id, { content: '<p>mine</p>' })).data
   await w.api.patch(`${w.base}/submissions/${essay.id}/grade`, { token: w.teacher.token, json: { score: 92.2 } })
   await hand(quiz.id, { answers: [{ questionId: quiz.questions[0].id, selectedOptions: [0] }, { questionId: quiz.questions[1].id, text: 'x' }] })
-  // The API takes an answer to reading material; it is no task of the gradebook and counts nowhere.
-  const onReading = (await hand(reading.id, { content: '<p>notes</p>' })).data
-  await w.api.patch(`${w.base}/submissions/${onReading.id}/grade`, { token: w.teacher.token, json: { score: 10 } })
+  // Reading material takes no answers (issue 56.6): nothing is kept that no total would count.
+  const onReading = await hand(reading.id, { content: '<p>notes</p>' })
+  expect([onReading.status, onReading.code, onReading.data]).toEqual([409, 40909, null])
   const lab = await w.api.post(`/experiments/${exp.id}/submissions`, { token: w.student.token, form: formOf({ file: new File([sampleBytes(100)], 'r.pdf', { type: 'application/pdf' }) }) })
   await w.api.patch(`/submissions/${lab.data.id}/grade`, { token: w.teacher.token, json: { score: 90 } })
 
@@ -50,8 +50,10 @@ test('learning overview and gradebook give one student the same counts and avera
     const row = (await w.api.get(`${w.base}/overview`, { token })).data.students.find((s: any) => s.userId === w.student.id)
     expect(row).toMatchObject({ totalTasks: 3, submittedTasks: 3, gradedTasks: 2, averageScore: 91.1 })
   }
-  // A reading that becomes homework counts from then on (its sheet is graded 10).
+  // A reading that becomes homework takes answers and counts from then on (its sheet is graded 10).
   expect((await w.api.patch(`${w.base}/tasks/${reading.id}`, { token: w.teacher.token, json: { taskKind: 'HOMEWORK', dueAt: '2026-11-30T08:00:00.000Z' } })).status).toBe(200)
+  const nowHomework = (await hand(reading.id, { content: '<p>notes</p>' })).data
+  await w.api.patch(`${w.base}/submissions/${nowHomework.id}/grade`, { token: w.teacher.token, json: { score: 10 } })
   const after = (await w.api.get(`${w.base}/overview`, { token: w.student.token })).data.students[0]
   expect(after).toMatchObject({ totalTasks: 4, submittedTasks: 4, gradedTasks: 3, averageScore: 64.07 })
   const bookAfter = (await w.api.get(`/courses/${w.course.id}/grades/overview`, { token: w.teacher.token })).data.students.find((s: any) => s.userId === w.student.id)

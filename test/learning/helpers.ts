@@ -61,6 +61,8 @@ export async function createTask(api: Client, base: string, t: Account, pointId:
 }
 
 export const textTask = { taskType: 'MEDIA', materialType: 'TEXT', content: '<p>Read this</p>' }
+/** A written hand-in: homework with text instructions (material to read takes no answers, issue 56.6). */
+export const essayTask = { ...textTask, taskKind: 'HOMEWORK', dueAt: '2099-12-31T00:00:00.000Z' }
 
 /** A unit with one point, ready for tasks. */
 export async function pointIn(w: Pick<World, 'api' | 'base' | 'teacher'>) {

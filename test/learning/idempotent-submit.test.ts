@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../support/harness.ts'
-import { choice, createTask, pointIn, textTask, world, type World } from './helpers.ts'
+import { choice, createTask, pointIn, essayTask, textTask, world, type World } from './helpers.ts'
 
 /**
  * Issue 29.4: a double-clicked "Hand in" sent two submissions. A hand-in carries an
@@ -15,7 +15,7 @@ let quiz: any
 beforeAll(async () => {
   w = await world({ clock })
   const pointId = (await pointIn(w)).point.id
-  essay = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Essay', ...textTask })
+  essay = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Essay', ...essayTask })
   quiz = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Quiz', taskType: 'QUIZ', questions: [choice('SINGLE_CHOICE', [1], 1)] })
 }, 60_000)
 

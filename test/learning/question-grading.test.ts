@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../support/harness.ts'
-import { choice, createTask, pointIn, shortAnswer, textTask, world, type World } from './helpers.ts'
+import { choice, createTask, pointIn, shortAnswer, essayTask, textTask, world, type World } from './helpers.ts'
 
 /**
  * Per-question grading (issue 14): the teacher scores each short-answer question within its
@@ -23,7 +23,7 @@ beforeAll(async () => {
     questions: [choice('SINGLE_CHOICE', [1], 2), shortAnswer(4), shortAnswer(4)],
   })
   ;[choiceQ, essay1, essay2] = quiz.questions
-  media = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Essay', ...textTask })
+  media = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Essay', ...essayTask })
 }, 60_000)
 
 const sheet = async (right = true) => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../support/harness.ts'
-import { choice, createTask, pointIn, shortAnswer, textTask, world, type World } from './helpers.ts'
+import { choice, createTask, pointIn, shortAnswer, essayTask, textTask, world, type World } from './helpers.ts'
 
 /*
  * Issue 29.10: once a quiz sheet is graded its student sees what each question earned
@@ -20,7 +20,7 @@ beforeAll(async () => {
     questions: [choice('SINGLE_CHOICE', [1], 2), choice('MULTIPLE_CHOICE', [0, 2], 2), shortAnswer(6)],
   })
   choices = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Choices', taskType: 'QUIZ', questions: [choice('SINGLE_CHOICE', [0], 3), choice('SINGLE_CHOICE', [1], 1)] })
-  media = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Essay', ...textTask })
+  media = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Essay', ...essayTask })
 }, 60_000)
 
 const mine = async (taskId: string) => {
@@ -43,9 +43,9 @@ describe('per-question results of a graded sheet', () => {
     const graded = await w.api.patch(`${w.base}/submissions/${sent.data.id}/grade`, { token: w.teacher.token, json: { questionScores: [{ questionId: q3.id, score: 4.5 }] } })
     expect([graded.status, graded.code]).toEqual([200, 0])
     const expected = [
-      { questionId: q1.id, points: 2, earned: 2 },
-      { questionId: q2.id, points: 2, earned: 0 },
-      { questionId: q3.id, points: 6, earned: 4.5 },
+      { questionId: q1.id, points: 2, earned: 2, addedAfterSubmission: false },
+      { questionId: q2.id, points: 2, earned: 0, addedAfterSubmission: false },
+      { questionId: q3.id, points: 6, earned: 4.5, addedAfterSubmission: false },
     ]
     expect(graded.data.questionResults).toEqual(expected)
     const seen = await mine(mixed.id)
@@ -64,9 +64,9 @@ describe('per-question results of a graded sheet', () => {
     expect(graded.status).toBe(200)
     const list = await w.api.get(`${w.base}/tasks/${mixed.id}/submissions?studentId=${w.student2.id}`, { token: w.teacher.token })
     expect(list.data.items[0].questionResults).toEqual([
-      { questionId: q1.id, points: 2, earned: 0 },
-      { questionId: q2.id, points: 2, earned: 2 },
-      { questionId: q3.id, points: 6, earned: null },
+      { questionId: q1.id, points: 2, earned: 0, addedAfterSubmission: false },
+      { questionId: q2.id, points: 2, earned: 2, addedAfterSubmission: false },
+      { questionId: q3.id, points: 6, earned: null, addedAfterSubmission: false },
     ])
   })
 
@@ -77,7 +77,7 @@ describe('per-question results of a graded sheet', () => {
       json: { answers: [{ questionId: a.id, selectedOptions: [0] }, { questionId: b.id, selectedOptions: [0] }] },
     })
     expect([sent.status, sent.code]).toEqual([201, 0])
-    expect(sent.data).toMatchObject({ status: 'GRADED', score: 75, questionResults: [{ questionId: a.id, points: 3, earned: 3 }, { questionId: b.id, points: 1, earned: 0 }] })
+    expect(sent.data).toMatchObject({ status: 'GRADED', score: 75, questionResults: [{ questionId: a.id, points: 3, earned: 3, addedAfterSubmission: false }, { questionId: b.id, points: 1, earned: 0, addedAfterSubmission: false }] })
   })
 
   test('a text task has no per-question results, graded or not', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../support/harness.ts'
-import { BIG, choice, createTask, HOSTILE, NOT_A_UUID, pointIn, shortAnswer, textTask, world, type World } from './helpers.ts'
+import { BIG, choice, createTask, HOSTILE, NOT_A_UUID, pointIn, shortAnswer, essayTask, textTask, world, type World } from './helpers.ts'
 
 
 const NOW = '2026-11-22T08:00:00.000Z'
@@ -13,7 +13,7 @@ let quiz: any
 beforeAll(async () => {
   w = await world({ clock })
   pointId = (await pointIn(w)).point.id
-  media = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Essay', ...textTask })
+  media = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Essay', ...essayTask })
   quiz = await createTask(w.api, w.base, w.teacher, pointId, {
     title: 'Quiz',
     taskType: 'QUIZ',
@@ -48,7 +48,7 @@ describe('submitting', () => {
   })
 
   test('every submission is kept', async () => {
-    const task = await createTask(w.api, w.base, w.teacher, pointId, textTask)
+    const task = await createTask(w.api, w.base, w.teacher, pointId, essayTask)
     const first = await submitTo(task.id, { content: 'one' })
     clock.advance(1000)
     const second = await submitTo(task.id, { content: 'two' })
@@ -214,7 +214,7 @@ describe('submitting', () => {
 
 describe('listing submissions', () => {
   test('teacher sees everyone newest first, paginated and filterable; a student only their own', async () => {
-    const task = await createTask(w.api, w.base, w.teacher, pointId, textTask)
+    const task = await createTask(w.api, w.base, w.teacher, pointId, essayTask)
     const made: string[] = []
     for (const [who, content] of [[w.student, 'a1'], [w.student2, 'b1'], [w.student, 'a2']] as const) {
       clock.advance(1000)

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock, signUp, type Account } from '../support/harness.ts'
-import { choice, createTask, pointIn, textTask, world, type World } from '../learning/helpers.ts'
+import { choice, createTask, pointIn, essayTask, textTask, world, type World } from '../learning/helpers.ts'
 
 /*
  * Issue 29.10: a course's teachers (its owner and its co-teachers) are told of every submission,
@@ -23,7 +23,7 @@ beforeAll(async () => {
   await w.deps.sql`update users set locale = 'zh-CN' where id = ${coTeacher.id}`
   const pointId = (await pointIn(w)).point.id
   quiz = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Quiz one', taskType: 'QUIZ', questions: [choice('SINGLE_CHOICE', [0])] })
-  essay = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Essay', ...textTask })
+  essay = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Essay', ...essayTask })
   late = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Past due', ...textTask, taskKind: 'HOMEWORK', dueAt: new Date(T0.getTime() + 3_600_000).toISOString() })
 }, 60_000)
 

@@ -239,7 +239,7 @@ describe('stored XSS: rich text is sanitised on the way in, so it is safe on the
     const point = await api.post(`${base}/learning/units/${unit.data.id}/points`, { ...T, json: { title: 'P' } })
     const task = await api.post(`${base}/learning/points/${point.data.id}/tasks`, {
       ...T,
-      json: { title: 'T', taskType: 'MEDIA', materialType: 'TEXT', content: `<p>Read</p>${VECTORS}` },
+      json: { title: 'T', taskKind: 'HOMEWORK', dueAt: '2099-12-31T00:00:00.000Z', taskType: 'MEDIA', materialType: 'TEXT', content: `<p>Read</p>${VECTORS}` },
     })
     expect(task.status).toBe(201)
     checkSafe(task.data.content)

@@ -214,23 +214,23 @@ export async function countMatchingStudents(sql: Db, courseId: string, search: s
 
 /**
  * The courses a user teaches (owns or co-teaches) or has joined, as the body of a `with my_courses as (…)` CTE with
- * columns (id, title, is_teacher): three index lookups (owned, co-taught, joined) rather than an OR over
+ * columns (id, title, is_teacher, archived): three index lookups (owned, co-taught, joined) rather than an OR over
  * every course. Shared by the homework centre, the experiments list and the calendar feed.
  */
 export function myCourses(sql: Sql | TxSql, userId: string) {
   // (A fragment, not a statement: tests that count statements skip text starting with a comment.)
   return sql`
       -- taught, then joined
-      select c.id, c.title, true as is_teacher
+      select c.id, c.title, true as is_teacher, c.archived
         from courses c
        where c.teacher_id = ${userId}
       union all
-      select c.id, c.title, true
+      select c.id, c.title, true, c.archived
         from course_teachers t
         join courses c on c.id = t.course_id
        where t.user_id = ${userId}
       union all
-      select c.id, c.title, false
+      select c.id, c.title, false, c.archived
         from course_members m
         join courses c on c.id = m.course_id
        where m.user_id = ${userId} and c.teacher_id <> ${userId}`

@@ -261,6 +261,8 @@ export async function listMyExperiments(sql: Sql, userId: string, courseId: stri
                case when mc.is_teacher then ${studentCountOf(sql, sql`e.course_id`)} end as student_count
          where mc.is_teacher
       ) counts on true
-     where ${courseId}::uuid is null or mc.id = ${courseId}::uuid
+     -- Across courses, archived ones are left out (read-only, nothing to hand in: issue 56.3);
+     -- one course asked for by id is listed whatever its state (its members still read it).
+     where (${courseId}::uuid is null and not mc.archived) or mc.id = ${courseId}::uuid
      order by e.due_at, e.id`
 }

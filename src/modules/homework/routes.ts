@@ -39,7 +39,7 @@ export function homeworkRoutes(deps: Deps) {
         detail: {
           summary: 'My homework across courses',
           description:
-            'Every homework of the courses the caller has joined (student view) or teaches (teacher view), ordered by dueAt. `status` filters on the status computed now; `courseId` narrows to one course (403 if the caller is not in it, 404 if it does not exist).',
+            'Every homework of the courses the caller has joined (student view) or teaches (teacher view), ordered by dueAt; archived courses are left out (read-only: nothing to hand in), unless `courseId` names one. `status` filters on the status computed now; `courseId` narrows to one course (403 if the caller is not in it, 404 if it does not exist).',
           responses: { 403: { description: 'courseId names a course the caller is not in.' } },
         },
       },

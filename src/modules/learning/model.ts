@@ -223,6 +223,8 @@ export const Question = z
     options: z.array(z.string()),
     correctOptions: z.array(z.number().int()).optional().meta({ description: 'Only for the course teacher; never sent to students.' }),
     points: z.number(),
+    addedAt: IsoDateTime.optional()
+      .meta({ description: 'Present when an edit added the question after the task was created: sheets handed in before this time were not asked it (their results say `addedAfterSubmission`).' }),
   })
   .meta({ id: 'QuizQuestion' })
 
@@ -370,10 +372,10 @@ export const Submission = z
       .array(QuestionScore)
       .meta({ description: 'Points the teacher awarded per short-answer question so far (empty when none).' }),
     questionResults: z
-      .array(z.object({ questionId: Uuid, points: z.number(), earned: z.number().nullable() }))
+      .array(z.object({ questionId: Uuid, points: z.number(), earned: z.number().nullable(), addedAfterSubmission: z.boolean() }))
       .meta({
         description:
-          'Once a quiz sheet is GRADED: every question with its points and what it earned (a choice question all or nothing; a short answer the points the teacher gave, null when only an overall score was given). Empty before grading and for non-quiz tasks. The answer key is not included.',
+          'Once a quiz sheet is GRADED: every question with its points and what it earned (a choice question all or nothing; a short answer the points the teacher gave, null when only an overall score was given). A question the teacher added after the sheet was handed in is `addedAfterSubmission: true` with `earned: null`: it was not asked, so it is neither wrong nor part of the score of that sheet. Empty before grading and for non-quiz tasks. The answer key is not included.',
       }),
     feedback: z.string().nullable(),
     status: z.enum(['SUBMITTED', 'GRADED']),

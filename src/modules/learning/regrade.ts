@@ -1,6 +1,6 @@
 import type { TxSql } from '../../db/connect.ts'
 import type { QuestionScore, StoredAnswer, StoredQuestion } from './rows.ts'
-import { autoScore, sheetScore } from './scoring.ts'
+import { askedOn, autoScore, sheetScore } from './scoring.ts'
 
 /**
  * What a quiz edit does to the sheets already handed in (issue 29.1, Canvas' "regrade"):
@@ -43,6 +43,7 @@ interface SheetRow {
   score: string | number | null
   status: 'SUBMITTED' | 'GRADED'
   graded_by: string | null
+  submitted_at: Date
 }
 
 const same = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) < 0.005)
@@ -51,23 +52,26 @@ const n = (v: string | number | null) => (v === null ? null : Number(v))
 /** Rescores every sheet of the task (locked) in one read and one bulk write. */
 export async function regradeTask(tx: TxSql, taskId: string, before: StoredQuestion[], after: StoredQuestion[]): Promise<RegradeSummary> {
   const sheets = await tx<SheetRow[]>`
-    select id, answers, question_scores, auto_score, score, status, graded_by
+    select id, answers, question_scores, auto_score, score, status, graded_by, submitted_at
       from learning_submissions where task_id = ${taskId}
        for update`
-  const onlyChoice = !after.some((q) => q.type === 'SHORT_ANSWER')
   const changes: [string, string | null, string | null][] = []
   let rescored = 0
   let needsReview = 0
   for (const s of sheets) {
+    // Each sheet is scored on the questions it was asked: one added since is not counted wrong.
+    const askedBefore = askedOn(before, s.submitted_at)
+    const asked = askedOn(after, s.submitted_at)
+    const onlyChoice = !asked.some((q) => q.type === 'SHORT_ANSWER')
     const answers = s.answers ?? []
     const scores = s.question_scores ?? []
-    const auto = autoScore(after, answers)
+    const auto = autoScore(asked, answers)
     let score = n(s.score)
     if (s.status === 'GRADED') {
-      const computed = s.graded_by === null || same(score, sheetScore(before, answers, scores))
+      const computed = s.graded_by === null || same(score, sheetScore(askedBefore, answers, scores))
       if (staleScores(after, scores).length) needsReview++
       else if (computed) {
-        const next = s.graded_by === null && onlyChoice ? auto : sheetScore(after, answers, scores)
+        const next = s.graded_by === null && onlyChoice ? auto : sheetScore(asked, answers, scores)
         if (next !== null && !same(next, score)) {
           score = next
           rescored++

@@ -1,5 +1,5 @@
 import { iso, num } from '../../http/envelope.ts'
-import { isCorrect } from './scoring.ts'
+import { addedAfter, isCorrect } from './scoring.ts'
 import { toFile, type FileRow } from '../../storage/submission-files.ts'
 import type { MaterialType, PublishState, QuestionType, TaskKind, TaskType } from './model.ts'
 
@@ -36,6 +36,8 @@ export interface StoredQuestion {
   options: string[]
   correctOptions: number[]
   points: number
+  /** Set when an edit added the question to a task that already existed (ISO time); sheets handed in before it were not asked it. */
+  addedAt?: string
 }
 
 export interface TaskRow {
@@ -129,6 +131,7 @@ const toQuestion = (q: StoredQuestion, viewer: Viewer) => ({
   options: q.options,
   ...(viewer === 'TEACHER' ? { correctOptions: q.correctOptions } : {}),
   points: q.points,
+  ...(q.addedAt ? { addedAt: q.addedAt } : {}),
 })
 
 export const toTask = (r: TaskRow, viewer: Viewer) => ({
@@ -160,15 +163,19 @@ export const toTask = (r: TaskRow, viewer: Viewer) => ({
  * a choice question all its points or none, a short answer the teacher's points (null while the
  * teacher gave only an overall score). The answer key itself stays with the teacher.
  */
-export function questionResults(questions: StoredQuestion[], answers: StoredAnswer[], scores: QuestionScore[]) {
+export function questionResults(questions: StoredQuestion[], answers: StoredAnswer[], scores: QuestionScore[], submittedAt: Date) {
   const byQuestion = new Map(answers.map((a) => [a.questionId, a]))
   const awarded = new Map(scores.map((s) => [s.questionId, s.score]))
-  return questions.map((q) => ({
-    questionId: q.id,
-    points: q.points,
-    // A score given before the question's points were lowered (and not rescored yet) shows as at most its points (issue 48).
-    earned: q.type === 'SHORT_ANSWER' ? capped(awarded.get(q.id), q.points) : isCorrect(q, byQuestion.get(q.id)) ? q.points : 0,
-  }))
+  return questions.map((q) => {
+    const added = addedAfter(q, submittedAt)
+    return {
+      questionId: q.id,
+      points: q.points,
+      // A score given before the question's points were lowered (and not rescored yet) shows as at most its points (issue 48).
+      earned: added ? null : q.type === 'SHORT_ANSWER' ? capped(awarded.get(q.id), q.points) : isCorrect(q, byQuestion.get(q.id)) ? q.points : 0,
+      addedAfterSubmission: added,
+    }
+  })
 }
 
 const capped = (score: number | undefined, points: number) => (score === undefined ? null : Math.min(score, points))
@@ -200,7 +207,7 @@ export const toSubmission = (r: SubmissionRow, questions: StoredQuestion[] = [],
   autoScore: num(r.auto_score),
   score: num(r.score),
   questionScores: viewer === 'STUDENT' ? studentQuestionScores(questions, r.question_scores ?? []) : (r.question_scores ?? []),
-  questionResults: r.status === 'GRADED' && r.answers ? questionResults(questions, r.answers, r.question_scores ?? []) : [],
+  questionResults: r.status === 'GRADED' && r.answers ? questionResults(questions, r.answers, r.question_scores ?? [], r.submitted_at) : [],
   feedback: r.feedback,
   status: r.status,
   late: r.late,

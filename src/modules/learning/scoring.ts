@@ -7,6 +7,13 @@ const sameSet = (a: number[], b: number[]) => {
   return x.every((v, i) => v === y[i])
 }
 
+/**
+ * The questions a sheet handed in at `submittedAt` was asked: one added by a later edit (issue
+ * 56.5a) was not on it, so it is neither wrong nor part of that sheet's score.
+ */
+export const addedAfter = (q: StoredQuestion, submittedAt: Date) => q.addedAt !== undefined && new Date(q.addedAt) > submittedAt
+export const askedOn = (questions: StoredQuestion[], submittedAt: Date) => questions.filter((q) => !addedAfter(q, submittedAt))
+
 /** A choice question counts only when the selection is exactly the answer key. */
 export const isCorrect = (q: StoredQuestion, a: StoredAnswer | undefined) =>
   q.type !== 'SHORT_ANSWER' && a !== undefined && sameSet(a.selectedOptions, q.correctOptions)

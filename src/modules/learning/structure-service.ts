@@ -122,6 +122,10 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
     if (values.taskType !== before.task_type && before.has_submissions) {
       throw conflict('HAS_SUBMISSIONS', 'Students have already submitted answers to this task, so its type can no longer change.')
     }
+    // Material takes no answers (issue 56.6): handed-in homework cannot become material, or its sheets could no longer be graded.
+    if (values.taskKind === 'LEARNING' && values.taskType === 'MEDIA' && before.task_kind === 'HOMEWORK' && before.has_submissions) {
+      throw conflict('HAS_SUBMISSIONS', 'Students have already handed in this homework, so it can no longer become reading material.')
+    }
     const kept = new Set(values.questions.map((qu) => qu.id))
     const dropped = before.questions.filter((qu) => !kept.has(qu.id))
     if (dropped.length && before.has_submissions && !confirmQuestionRemoval) {

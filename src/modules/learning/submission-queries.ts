@@ -82,8 +82,10 @@ export async function listSubmissions(sql: Db, taskId: string, studentId: string
 
 /** The sheet to grade, locked, with its task's questions; nothing when not a submission of the course. */
 export async function submissionForGrading(sql: Db, courseId: string, submissionId: string) {
-  const [row] = await sql<{ answers: StoredAnswer[] | null; question_scores: QuestionScore[] | null; questions: StoredQuestion[]; task_type: string }[]>`
-    select s.answers, s.question_scores, t.questions, t.task_type
+  const [row] = await sql<
+    { answers: StoredAnswer[] | null; question_scores: QuestionScore[] | null; questions: StoredQuestion[]; task_type: string; task_kind: string; submitted_at: Date }[]
+  >`
+    select s.answers, s.question_scores, t.questions, t.task_type, t.task_kind, s.submitted_at
       from learning_submissions s join learning_tasks t on t.id = s.task_id
      where s.id = ${submissionId} and s.course_id = ${courseId}
        for update of s`

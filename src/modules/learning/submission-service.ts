@@ -17,13 +17,21 @@ import { parseForm, withUpload, type FormFields } from '../../storage/upload.ts'
 import { SubmitBody, SubmitForm, type AnswerInput, type LearningGradeBody, type SubmissionQuery } from './model.ts'
 import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type SubmissionRow, type TaskRow } from './rows.ts'
 import { staleScores } from './regrade.ts'
-import { autoScore, sheetScore } from './scoring.ts'
+import { askedOn, autoScore, sheetScore } from './scoring.ts'
 import * as q from './submission-queries.ts'
 import { findTask } from './structure-queries.ts'
 import { invalid } from './task-input.ts'
 import { isLate } from '../../lib/due.ts'
 
 const taskNotFound = () => notFound('TASK_NOT_FOUND', 'This learning task does not exist in this course.')
+
+/**
+ * Reading and viewing material (a LEARNING task of type MEDIA) is read or watched, not handed
+ * in: no total counts it, so an answer or a grade would be kept and shown nowhere (issue 56.6).
+ */
+export const takesAnswers = (task: { task_kind: string; task_type: string }) => task.task_kind === 'HOMEWORK' || task.task_type === 'QUIZ'
+const takesNoAnswers = () =>
+  conflict('TASK_TAKES_NO_ANSWERS', 'This task is material to read or watch: it takes no answers. Homework and quizzes take answers.')
 
 /** Quiz answers checked against the task's questions; every problem is reported at once. */
 function quizAnswers(task: TaskRow, answers: AnswerInput[]): StoredAnswer[] {
@@ -67,6 +75,7 @@ async function openTask(sql: Sql, course: CourseAccess, taskId: string, now: Dat
   const task = await findTask(sql, course.id, taskId)
   // A draft, scheduled or unpublished task does not exist for students (issue 29.9).
   if (!task || task.publish_state !== 'PUBLISHED') throw taskNotFound()
+  if (!takesAnswers(task)) throw takesNoAnswers()
   if (task.start_at && now < task.start_at) {
     throw conflict('CONFLICT', `This homework opens at ${task.start_at.toISOString()}; submit after that.`)
   }
@@ -300,6 +309,8 @@ export async function grade(
   return sql.begin(async (tx) => {
     const sheet = await q.submissionForGrading(tx, courseId, submissionId)
     if (!sheet) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
+    // A sheet handed in to material before it refused answers stays, ungraded and uncounted.
+    if (!takesAnswers(sheet)) throw takesNoAnswers()
     let questionScores: QuestionScore[] | undefined
     let score = body.score
     if (body.questionScores !== undefined) {
@@ -309,7 +320,7 @@ export async function grade(
     if (sheet.task_type === 'QUIZ') refuseStaleScores(sheet.questions, questionScores ?? sheet.question_scores ?? [])
     if (questionScores !== undefined) {
       if (score === undefined) {
-        score = sheetScore(sheet.questions, sheet.answers ?? [], questionScores) ?? undefined
+        score = sheetScore(askedOn(sheet.questions, sheet.submitted_at), sheet.answers ?? [], questionScores) ?? undefined
         if (score === undefined) throw invalidField('score', 'is required until every short-answer question has a score')
       }
     }

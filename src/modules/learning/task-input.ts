@@ -28,7 +28,7 @@ export function taskValues(body: CreateTaskBody, existing: StoredQuestion[], now
   const content = sanitizeRichText(body.content)
   if (material === 'TEXT' && !content) throw invalidField('content', 'is empty once unsafe HTML is removed')
 
-  const known = new Set(existing.map((q) => q.id))
+  const known = new Map(existing.map((q) => [q.id, q]))
   const used = new Set<string>()
   const questions: StoredQuestion[] = media
     ? []
@@ -36,6 +36,8 @@ export function taskValues(body: CreateTaskBody, existing: StoredQuestion[], now
         const id = q.id && known.has(q.id) && !used.has(q.id) ? q.id : newId()
         used.add(id)
         const choice = q.type !== 'SHORT_ANSWER'
+        // A question an edit adds was not on the sheets handed in before (issue 56.5a).
+        const addedAt = known.has(id) ? known.get(id)!.addedAt : existing.length ? now.toISOString() : undefined
         return {
           id,
           type: q.type,
@@ -43,6 +45,7 @@ export function taskValues(body: CreateTaskBody, existing: StoredQuestion[], now
           options: choice ? (q.options ?? []) : [],
           correctOptions: choice ? [...(q.correctOptions ?? [])].sort((a, b) => a - b) : [],
           points: q.points,
+          ...(addedAt ? { addedAt } : {}),
         }
       })
 

@@ -1,7 +1,7 @@
 import type { ComponentType } from 'react'
 import { createBrowserRouter, Navigate } from 'react-router'
 import { AppLayout } from './layout/AppLayout.tsx'
-import { RouteError } from './layout/RouteError.tsx'
+import { PageError, RouteError } from './layout/RouteError.tsx'
 import LoginPage from './pages/Login.tsx'
 import NotFoundPage from './pages/NotFound.tsx'
 import { PageSkeleton } from './ui/Skeleton.tsx'
@@ -26,13 +26,19 @@ export function createAppRouter() {
       ErrorBoundary: RouteError,
       HydrateFallback,
       children: [
-        { path: '/courses', lazy: page(() => import('./pages/Courses.tsx')), HydrateFallback },
-        { path: '/courses/:courseId', lazy: page(() => import('./pages/CourseWorkspace.tsx')), HydrateFallback },
-        { path: '/courses/:courseId/manage', lazy: page(() => import('./pages/Manage.tsx')), HydrateFallback },
-        { path: '/experiments/:experimentId', lazy: page(() => import('./pages/Experiment.tsx')), HydrateFallback },
-        { path: '/homeworks', lazy: page(() => import('./pages/Homeworks.tsx')), HydrateFallback },
-        { path: '/messages', lazy: page(() => import('./pages/Messages.tsx')), HydrateFallback },
-        { path: '/settings', lazy: page(() => import('./pages/Settings.tsx')), HydrateFallback },
+        {
+          // A page that fails to load or render shows its error inside the layout: the header stays.
+          ErrorBoundary: PageError,
+          children: [
+            { path: '/courses', lazy: page(() => import('./pages/Courses.tsx')), HydrateFallback },
+            { path: '/courses/:courseId', lazy: page(() => import('./pages/CourseWorkspace.tsx')), HydrateFallback },
+            { path: '/courses/:courseId/manage', lazy: page(() => import('./pages/Manage.tsx')), HydrateFallback },
+            { path: '/experiments/:experimentId', lazy: page(() => import('./pages/Experiment.tsx')), HydrateFallback },
+            { path: '/homeworks', lazy: page(() => import('./pages/Homeworks.tsx')), HydrateFallback },
+            { path: '/messages', lazy: page(() => import('./pages/Messages.tsx')), HydrateFallback },
+            { path: '/settings', lazy: page(() => import('./pages/Settings.tsx')), HydrateFallback },
+          ],
+        },
       ],
     },
     { path: '*', Component: NotFoundPage, ErrorBoundary: RouteError, HydrateFallback },

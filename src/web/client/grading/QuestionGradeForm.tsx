@@ -10,6 +10,7 @@ import { Checkbox, TextField } from '../ui/form.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { RichText } from '../ui/RichText.tsx'
+import { addedAfter } from '../workspace/data.ts'
 import { useGradeDraft } from './useGradeDraft.ts'
 
 const sameSet = (a: number[], b: number[]) => a.length === b.length && a.every((x) => b.includes(x))
@@ -18,6 +19,15 @@ const sameSet = (a: number[], b: number[]) => a.length === b.length && a.every((
 function AnsweredQuestion({ q, n, s }: { q: Question; n: number; s: LearningSubmission }) {
   const { t } = useT(NS)
   const a = s.answers?.find((x) => x.questionId === q.id)
+  if (addedAfter(q, s.submittedAt))
+    return (
+      <div className="answer-value">
+        <span className="answer-stem">
+          {n}. {q.stem}
+        </span>{' '}
+        <Badge tone="info">{t('grading.addedLater')}</Badge>
+      </div>
+    )
   if (q.type === 'SHORT_ANSWER')
     return (
       <div className="answer-value">
@@ -65,7 +75,9 @@ export function QuestionGradeForm({
   saved: boolean
 }) {
   const { t } = useT(NS)
-  const questions = task.taskType === 'QUIZ' ? task.questions : []
+  const shown = task.taskType === 'QUIZ' ? task.questions : []
+  // The sheet is scored on the questions it was asked, as the server scores it.
+  const questions = shown.filter((q) => !addedAfter(q, s.submittedAt))
   const shortAnswers = questions.filter((q) => q.type === 'SHORT_ANSWER')
   const perQuestion = shortAnswers.length > 0
   const stored = new Map(s.questionScores.map((x) => [x.questionId, x.score]))
@@ -131,14 +143,14 @@ export function QuestionGradeForm({
 
   return (
     <form className="grade-form" onSubmit={submit} noValidate aria-label={t('form.gradeWho', { who })}>
-      {questions.length > 0 && (
+      {shown.length > 0 && (
         <fieldset className="question-scores">
           <legend>{t('form.questions')}</legend>
           <ol className="plain stack">
-            {questions.map((q, i) => (
+            {shown.map((q, i) => (
               <li key={q.id} className="question-score">
                 <AnsweredQuestion q={q} n={i + 1} s={s} />
-                {q.type === 'SHORT_ANSWER' && (
+                {q.type === 'SHORT_ANSWER' && !addedAfter(q, s.submittedAt) && (
                   <TextField
                     label={t('form.questionScore', { n: i + 1, points: formatNumber(q.points, 2) })}
                     type="number"

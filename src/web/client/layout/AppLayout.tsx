@@ -17,7 +17,9 @@ export function AppLayout() {
   const common = useT()
   const me = useMe()
   if (me.isPending) return <PageSkeleton />
-  if (me.error) {
+  // A failed refetch (the server is down for a moment) keeps the known user and the header
+  // (issue 56.5g); only a first load that failed, or a 401, replaces the frame.
+  if (me.error && (!me.data || isStatus(me.error, 401))) {
     // A 401 is already on its way to /login (see main.tsx).
     if (isStatus(me.error, 401))
       return (

@@ -12,14 +12,27 @@ export const isChunkLoadError = (e: unknown) =>
 
 /** Shown when a page fails to load or render; offers a way forward instead of a blank screen. */
 export function RouteError() {
+  return <RouteErrorView inLayout={false} />
+}
+
+/**
+ * The same inside the app's layout (issue 56.5g): a page whose code cannot be fetched (the
+ * server is down) keeps the header and its navigation, with the notice and a reload in place.
+ */
+export function PageError() {
+  return <RouteErrorView inLayout />
+}
+
+function RouteErrorView({ inLayout }: { inLayout: boolean }) {
   const { t } = useT('shell')
   const error = useRouteError()
   if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage />
   // Issue 29.10: an offline chunk load showed the browser's raw text; say what to do instead.
   const unloaded = isChunkLoadError(error)
   const message = unloaded ? null : isRouteErrorResponse(error) ? `${error.status} ${error.statusText}` : error instanceof Error ? error.message : t('routeError.unknown')
+  const Wrapper = inLayout ? 'div' : 'main'
   return (
-    <main id="main" className="container narrow" data-testid={unloaded ? 'chunk-error' : 'route-error'}>
+    <Wrapper {...(inLayout ? {} : { id: 'main' })} className={inLayout ? 'narrow page-error' : 'container narrow'} data-testid={unloaded ? 'chunk-error' : 'route-error'}>
       <h1>{unloaded ? t('routeError.unloadedTitle') : t('routeError.title')}</h1>
       <p>{unloaded ? t('routeError.unloadedBody') : t('routeError.body')}</p>
       {message && <p className="hint">{message}</p>}
@@ -29,6 +42,6 @@ export function RouteError() {
         </button>{' '}
         <Link to="/courses">{t('goToCourses')}</Link>
       </p>
-    </main>
+    </Wrapper>
   )
 }

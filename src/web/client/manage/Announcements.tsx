@@ -8,7 +8,9 @@ import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { TextField } from '../ui/form.tsx'
-import { Time } from '../ui/time.tsx'
+import { fromLocalInput, Time, toLocalInput } from '../ui/time.tsx'
+import { PublicationFields, PublishBadge, type Publication } from '../publishing/Publishing.tsx'
+import { translate } from '../i18n/index.ts'
 import { useDraft } from '../ui/useDraft.ts'
 import { DeleteButton } from './DeleteButton.tsx'
 import { NS } from './messages.ts'
@@ -33,7 +35,7 @@ export function AnnouncementsTab({ course }: TabProps) {
     <div className="grid-2">
       <AnnouncementForm courseId={course.id} students={students} onSaved={refresh} />
       <div>
-        <h3>{t('announcements.published')}</h3>
+        <h3>{t('announcements.list')}</h3>
         <QueryView query={list}>
           {(items) =>
             items.length === 0 ? (
@@ -44,6 +46,7 @@ export function AnnouncementsTab({ course }: TabProps) {
                   <li key={a.id} className="announcement" data-testid="announcement">
                     <div className="item-head">
                       <h4>{a.title}</h4>
+                      {a.state !== 'PUBLISHED' && <PublishNow courseId={course.id} announcement={a} students={students} onDone={refresh} />}
                       <button
                         type="button"
                         className="btn btn-small btn-ghost"
@@ -60,8 +63,16 @@ export function AnnouncementsTab({ course }: TabProps) {
                         onDeleted={refresh}
                       />
                     </div>
+                    {/* Drafts and scheduled ones are marked (issue 56.4); students never see them. */}
+                    <PublishBadge task={a} />
                     <p className="meta">
-                      <Time iso={a.createdAt} />
+                      {a.publishedAt ? (
+                        <>
+                          {t('announcements.publishedAt')} <Time iso={a.publishedAt} />
+                        </>
+                      ) : (
+                        <Time iso={a.createdAt} />
+                      )}
                       {a.updatedAt !== a.createdAt && <> · {t('announcements.edited')}</>}
                     </p>
                     {editing === a.id ? (
@@ -107,32 +118,66 @@ function AnnouncementForm({
   onCancel?: () => void
 }) {
   const { t } = useT(NS)
-  const initial = { title: announcement?.title ?? '', content: announcement?.content ?? '' }
-  const [draft, setDraft, clearDraft] = useDraft(`announcement:${courseId}:${announcement?.id ?? 'new'}`, initial)
+  // A published announcement stays published; a new one, a draft or a scheduled one chooses.
+  const chooses = !announcement || announcement.state !== 'PUBLISHED'
+  const initial = {
+    title: announcement?.title ?? '',
+    content: announcement?.content ?? '',
+    publication: (announcement?.state ?? 'PUBLISHED') as Publication,
+    publishAt: toLocalInput(announcement?.publishAt ?? null),
+  }
+  const [stored, setStored, clearDraft] = useDraft(`announcement:${courseId}:${announcement?.id ?? 'new'}`, initial)
+  const draft = { ...initial, ...stored }
   const [errors, setErrors] = useState<Record<string, string>>({})
-  const dirty = draft.title !== initial.title || draft.content !== initial.content
+  const dirty = draft.title !== initial.title || draft.content !== initial.content || draft.publication !== initial.publication || draft.publishAt !== initial.publishAt
   const save = useMutation({
-    mutationFn: () =>
-      announcement
-        ? api<Announcement>('PATCH', `/courses/${courseId}/announcements/${announcement.id}`, { title: draft.title.trim(), content: draft.content })
-        : api<Announcement>('POST', `/courses/${courseId}/announcements`, { title: draft.title.trim(), content: draft.content }),
+    mutationFn: () => {
+      const body: Record<string, unknown> = { title: draft.title.trim(), content: draft.content }
+      if (chooses && (!announcement || draft.publication !== announcement.state || draft.publishAt !== initial.publishAt)) {
+        body.state = draft.publication
+        if (draft.publication === 'SCHEDULED') body.publishAt = fromLocalInput(draft.publishAt)
+      }
+      return announcement
+        ? api<Announcement>('PATCH', `/courses/${courseId}/announcements/${announcement.id}`, body)
+        : api<Announcement>('POST', `/courses/${courseId}/announcements`, body)
+    },
     onSuccess: () => {
       clearDraft()
       onSaved()
     },
     onError: (e) => setErrors(fieldErrors(e)),
   })
+  // Issue 56.5h: "Published." belongs to the last save; typing the next one takes it away.
+  const setDraft = (next: typeof draft) => {
+    if (save.isSuccess) save.reset()
+    setStored(next)
+  }
   useUnsavedChanges(dirty && !save.isPending)
   function submit(e: FormEvent) {
     e.preventDefault()
     const errs: Record<string, string> = {}
     if (!draft.title.trim()) errs.title = t('announcements.titleRequired')
     if (!draft.content.trim()) errs.content = t('announcements.contentRequired')
+    if (chooses && draft.publication === 'SCHEDULED') {
+      const at = fromLocalInput(draft.publishAt)
+      if (!at || Date.parse(at) <= Date.now()) errs.publishAt = translate('publishing:publishAtRequired')
+    }
     setErrors(errs)
     if (Object.keys(errs).length) return
-    if (!announcement && !window.confirm(t('announcements.confirmPublish', { count: students }))) return
+    const publishesNow = chooses && draft.publication === 'PUBLISHED' && announcement?.state !== 'PUBLISHED'
+    if (publishesNow && !window.confirm(t('announcements.confirmPublish', { count: students }))) return
     save.mutate()
   }
+  const submitLabel = !chooses
+    ? t('common.save')
+    : draft.publication === 'DRAFT'
+      ? t('announcements.saveDraft')
+      : draft.publication === 'SCHEDULED'
+        ? t('announcements.schedule')
+        : announcement
+          ? t('announcements.publishNow')
+          : t('announcements.publish')
+  const savedAs = save.data?.state
   const label = announcement ? t('announcements.editLabel', { title: announcement.title }) : t('announcements.new')
   return (
     <form onSubmit={submit} noValidate aria-label={label}>
@@ -143,12 +188,22 @@ function AnnouncementForm({
         value={draft.content}
         onChange={(content) => setDraft({ ...draft, content })}
         error={errors.content}
-        hint={announcement ? t('announcements.editHint') : t('announcements.notifyHint', { count: students })}
+        hint={announcement?.state === 'PUBLISHED' ? t('announcements.editHint') : t('announcements.notifyHint', { count: students })}
       />
+      {chooses && (
+        <PublicationFields
+          value={draft.publication}
+          publishAt={draft.publishAt}
+          error={errors.publishAt}
+          onChange={(publication) => setDraft({ ...draft, publication })}
+          onPublishAt={(publishAt) => setDraft({ ...draft, publishAt })}
+          hint={t(`announcements.choiceHint.${draft.publication}`)}
+        />
+      )}
       {save.error && !Object.keys(errors).length && <ErrorNotice error={save.error} />}
       <div className="actions">
         <button type="submit" className="btn btn-primary" disabled={save.isPending}>
-          {save.isPending ? t('common.saving') : announcement ? t('common.save') : t('announcements.publish')}
+          {save.isPending ? t('common.saving') : submitLabel}
         </button>
         {onCancel && (
           <button
@@ -163,7 +218,34 @@ function AnnouncementForm({
           </button>
         )}
       </div>
-      {save.isSuccess && !announcement && <Success>{t('announcements.done')}</Success>}
+      {save.isSuccess && !announcement && (
+        <Success>{savedAs === 'DRAFT' ? t('announcements.draftSaved') : savedAs === 'SCHEDULED' ? t('announcements.scheduled') : t('announcements.done')}</Success>
+      )}
     </form>
+  )
+}
+
+/** "Publish now" for a draft or a scheduled announcement: its students are notified then, once (confirmed with their number). */
+function PublishNow({ courseId, announcement, students, onDone }: { courseId: string; announcement: Announcement; students: number; onDone: () => void }) {
+  const { t } = useT(NS)
+  const publish = useMutation({
+    mutationFn: () => api<Announcement>('PATCH', `/courses/${courseId}/announcements/${announcement.id}`, { state: 'PUBLISHED' }),
+    onSuccess: onDone,
+  })
+  return (
+    <>
+      <button
+        type="button"
+        className="btn btn-small btn-primary"
+        aria-label={t('announcements.publishNowLabel', { title: announcement.title })}
+        disabled={publish.isPending}
+        onClick={() => {
+          if (window.confirm(t('announcements.confirmPublish', { count: students }))) publish.mutate()
+        }}
+      >
+        {t('announcements.publishNow')}
+      </button>
+      {publish.error != null && <ErrorNotice error={publish.error} />}
+    </>
   )
 }

@@ -5,6 +5,7 @@ import type { TabProps } from './types.ts'
 import { keys, useResources } from '../queries.ts'
 import { useT } from '../i18n/index.ts'
 import { NS } from './messages.ts'
+import { FileInput } from '../ui/FileInput.tsx'
 import { DeleteButton } from './DeleteButton.tsx'
 import type { Resource, ResourceType } from '../types.ts'
 import { SelectField, TextField } from '../ui/form.tsx'
@@ -109,15 +110,8 @@ function UploadResource({ courseId }: { courseId: string }) {
       </SelectField>
       <TextField label={t('resources.category')} value={category} onChange={(e) => setCategory(e.target.value)} hint={t('resources.categoryHint')} maxLength={100} />
       {type === 'FILE' ? (
-        <div className="field">
-          <label htmlFor="resource-file">{t('resources.file')}</label>
-          <input id="resource-file" type="file" ref={fileRef} aria-invalid={errors.file ? true : undefined} aria-describedby={errors.file ? 'resource-file-error' : undefined} />
-          {errors.file && (
-            <p className="field-error" id="resource-file-error">
-              {errors.file}
-            </p>
-          )}
-        </div>
+        // The styled input the hand-in forms use: its "No file chosen" wraps instead of "N…" at 390 px (issue 56.5f).
+        <FileInput id="resource-file" label={t('resources.file')} ref={fileRef} error={errors.file} />
       ) : (
         <TextField label={t('resources.address')} type="url" value={externalUrl} onChange={(e) => setExternalUrl(e.target.value)} error={errors.externalUrl} required />
       )}

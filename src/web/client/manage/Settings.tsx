@@ -10,6 +10,7 @@ import { NS } from './messages.ts'
 import type { TabProps } from './types.ts'
 import { useUnsavedChanges } from './useUnsavedChanges.ts'
 import { ArchivePanel, CopyPanel } from '../terms/Terms.tsx'
+import { ReadOnlyScope } from '../ui/readOnly.tsx'
 
 /** Course settings: title and description, joining open or closed, a new invite code. */
 export function SettingsTab({ course }: TabProps) {
@@ -39,6 +40,7 @@ export function SettingsTab({ course }: TabProps) {
   }
   return (
     <div className="grid-2">
+      <ReadOnlyScope>
       <form onSubmit={submit} noValidate aria-label={t('settings.details')}>
         <h3>{t('settings.details')}</h3>
         <TextField label={t('settings.title')} value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} maxLength={120} required />
@@ -49,7 +51,9 @@ export function SettingsTab({ course }: TabProps) {
         </button>
         {save.isSuccess && <Success>{t('settings.saved')}</Success>}
       </form>
+      </ReadOnlyScope>
       <div>
+        <ReadOnlyScope>
         <h3>{t('settings.joining')}</h3>
         <Checkbox
           label={t('settings.joiningOpen')}
@@ -73,6 +77,7 @@ export function SettingsTab({ course }: TabProps) {
         </button>
         {rotate.isSuccess && <Success>{t('settings.rotated')}</Success>}
         {rotate.error != null && <ErrorNotice error={rotate.error} />}
+        </ReadOnlyScope>
         <ArchivePanel course={course} />
       </div>
       <CopyPanel course={course} />

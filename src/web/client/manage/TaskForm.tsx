@@ -240,8 +240,12 @@ export function TaskForm({
 
       {d.taskType === 'MEDIA' && (
         <>
-          <SelectField label={t('taskForm.materialType')} value={d.materialType} onChange={(e) => set('materialType', e.target.value as MaterialType)}>
-            <option value="TEXT">{t('taskForm.text')}</option>
+          <SelectField
+            label={d.taskKind === 'HOMEWORK' ? t('taskForm.instructionsAs') : t('taskForm.materialType')}
+            value={d.materialType}
+            onChange={(e) => set('materialType', e.target.value as MaterialType)}
+          >
+            <option value="TEXT">{d.taskKind === 'HOMEWORK' ? t('taskForm.textHere') : t('taskForm.text')}</option>
             <option value="LINK">{t('taskForm.link')}</option>
             <option value="FILE">{t('taskForm.file')}</option>
           </SelectField>
@@ -261,7 +265,13 @@ export function TaskForm({
         </>
       )}
       <RichEditor
-        label={d.taskType === 'QUIZ' ? t('taskForm.instructions') : d.materialType === 'TEXT' ? t('taskForm.text') : t('taskForm.description')}
+        label={
+          d.taskType === 'QUIZ' || (d.taskKind === 'HOMEWORK' && d.materialType === 'TEXT')
+            ? t('taskForm.instructions')
+            : d.materialType === 'TEXT'
+              ? t('taskForm.text')
+              : t('taskForm.description')
+        }
         value={d.content}
         onChange={(v) => set('content', v)}
         error={errors.content}

@@ -1,5 +1,5 @@
 import { TaskGone } from '../teaching/TaskGone.tsx'
-import { useEffect, useRef, type ComponentType } from 'react'
+import { useEffect, type ComponentType } from 'react'
 import { Link, useParams, useSearchParams } from 'react-router'
 import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
@@ -15,6 +15,8 @@ import { FocusTaskProvider } from '../workspace/focus.tsx'
 import { WORKSPACE } from '../workspace/messages.ts'
 import { LeaveCourse } from '../roster/LeaveCourse.tsx'
 import { ArchivedBanner } from '../terms/Terms.tsx'
+import { ReadOnlyProvider } from '../ui/readOnly.tsx'
+import { ScrollingTabs } from '../ui/ScrollingTabs.tsx'
 import {
   AnnouncementsSection,
   ExperimentsSection,
@@ -86,6 +88,7 @@ export default function CourseWorkspacePage() {
         {c.myRole === 'STUDENT' && <LeaveCourse courseId={c.id} title={c.title} />}
       </div>
       <ArchivedBanner course={c} />
+      <ReadOnlyProvider readOnly={Boolean(c.archived)}>
       <Loaded query={modules} skeleton={<Skeleton variant="cards" lines={3} />}>
         {(list) => {
           const enabled = list.filter((m) => m.enabled && SECTIONS[m.moduleKey]).map((m) => m.moduleKey)
@@ -96,6 +99,7 @@ export default function CourseWorkspacePage() {
           }} />
         }}
       </Loaded>
+      </ReadOnlyProvider>
     </>
   )
 }
@@ -106,7 +110,6 @@ function ModuleViews({ courseId, enabled, render }: { courseId: string; enabled:
   const taskId = params.get('taskId')
   const asked = moduleFromSlug(params.get('module'))
   const tree = useLearning(courseId)
-  const tabs = useRef<HTMLElement>(null)
 
   // A task link without a module (reminders, copied task links), or naming a module that is off
   // now (issue 29.10: a saved quiz link broke when Quizzes was turned off): go to the view that
@@ -124,9 +127,6 @@ function ModuleViews({ courseId, enabled, render }: { courseId: string; enabled:
   }, [needsLookup, tree.data, taskId, enabled, setParams])
 
   const current: ModuleKey = asked && enabled.includes(asked) ? asked : enabled[0]!
-  useEffect(() => {
-    tabs.current?.querySelector<HTMLElement>('[aria-current="page"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' })
-  }, [current])
 
   if (needsLookup) {
     if (tree.error) return <Failure error={tree.error} onRetry={() => void tree.refetch()} />
@@ -135,13 +135,15 @@ function ModuleViews({ courseId, enabled, render }: { courseId: string; enabled:
   return (
     <>
       {enabled.length > 1 && (
-        <nav className="module-tabs" aria-label={t('sectionsNav')} ref={tabs}>
+        // Scrolls only the tab row, to its active tab (issue 56.5f: scrollIntoView also scrolled
+        // the page sideways at phone width, so the row started at "erview").
+        <ScrollingTabs className="tabs module-tabs" label={t('sectionsNav')} activeKey={current}>
           {enabled.map((key) => (
             <Link key={key} to={`?module=${moduleSlug(key)}`} aria-current={key === current ? 'page' : undefined} data-module={moduleSlug(key)}>
               {moduleLabel(key)}
             </Link>
           ))}
-        </nav>
+        </ScrollingTabs>
       )}
       {asked && !enabled.includes(asked) && <p className="notice notice-info">{t('moduleOff')}</p>}
       {taskId && tree.data && !allTasks(tree.data).some((x) => x.id === taskId) && <TaskGone />}

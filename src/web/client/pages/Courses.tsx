@@ -32,7 +32,8 @@ export default function CoursesPage() {
           <QueryView query={courses} loading={t('loading')}>
             {(list) =>
               list.length === 0 ? (
-                <Empty>{me.role === 'TEACHER' ? t('emptyTeacher') : t('emptyStudent')}</Empty>
+                // An invited student joins when they verify their address (issue 56.2): say so until then.
+                <Empty>{me.role === 'TEACHER' ? t('emptyTeacher') : me.emailVerified === false ? t('emptyUnverified') : t('emptyStudent')}</Empty>
               ) : (
                 <ul className="cards" data-testid="course-list">
                   {list.map((c) => (

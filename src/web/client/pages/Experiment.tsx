@@ -22,6 +22,8 @@ import { useDraft } from '../ui/useDraft.ts'
 import { myExperimentsKey } from '../workspace/data.ts'
 import { isPastDue, useSecondNow } from '../teaching/clock.ts'
 import { WORKSPACE } from '../workspace/messages.ts'
+import { ArchivedBanner } from '../terms/Terms.tsx'
+import { ReadOnlyProvider, ReadOnlyScope } from '../ui/readOnly.tsx'
 
 export default function ExperimentPage() {
   const { t } = useT(WORKSPACE)
@@ -84,6 +86,7 @@ function ExperimentView({ courseId, experimentId }: { courseId: string; experime
           </div>
         </div>
       </div>
+      <ArchivedBanner course={course.data} />
       <section className="panel" aria-labelledby="exp-desc">
         <h2 id="exp-desc">{t('experiment.description')}</h2>
         {e.description ? <RichText html={e.description} /> : <Empty>{t('experiment.noDescription')}</Empty>}
@@ -91,17 +94,21 @@ function ExperimentView({ courseId, experimentId }: { courseId: string; experime
       {isTeacher ? (
         <section className="panel" aria-labelledby="exp-subs">
           <h2 id="exp-subs">{t('experiment.submissions')}</h2>
-          <ExperimentGrading experimentId={e.id} courseId={courseId} />
+          <ReadOnlyProvider readOnly={Boolean(course.data.archived)}>
+            <ReadOnlyScope>
+              <ExperimentGrading experimentId={e.id} courseId={courseId} />
+            </ReadOnlyScope>
+          </ReadOnlyProvider>
         </section>
       ) : (
-        <StudentSide experimentId={e.id} courseId={courseId} late={remaining <= 0} />
+        <StudentSide experimentId={e.id} courseId={courseId} late={remaining <= 0} archived={Boolean(course.data.archived)} />
       )}
     </>
   )
 }
 
 /** What the student handed in (with a preview), then "Submit again"; the form straight away when nothing is in yet. */
-function StudentSide({ experimentId, courseId, late }: { experimentId: string; courseId: string; late: boolean }) {
+function StudentSide({ experimentId, courseId, late, archived }: { experimentId: string; courseId: string; late: boolean; archived: boolean }) {
   const { t } = useT(WORKSPACE)
   const latest = useExperimentLatest(experimentId)
   const [again, setAgain] = useState(false)
@@ -119,7 +126,8 @@ function StudentSide({ experimentId, courseId, late }: { experimentId: string; c
           {(s) => (!s ? <Empty>{t('experiment.nothingYet')}</Empty> : <LatestSubmission s={s} />)}
         </Loaded>
       </section>
-      {latest.data !== undefined && (
+      {/* An archived course takes nothing (issue 56.3): no form to type into first. */}
+      {latest.data !== undefined && !archived && (
         <section className="panel" aria-labelledby="exp-submit">
           <h2 id="exp-submit">{latest.data ? t('experiment.submitAgainTitle') : t('experiment.submitTitle')}</h2>
           {latest.data && !again ? (

@@ -140,7 +140,8 @@ export default function HomeworksPage() {
           </button>
           {STATUSES.map((s) => (
             <button key={s} type="button" aria-pressed={status === s} onClick={() => setParam('status', s)}>
-              {t(`status.${s}`)}
+              {/* A student's own overdue work is Missing, on its card too (issue 56.5b). */}
+              {!isTeacher && s === 'OVERDUE' ? t('mark.missing') : t(`status.${s}`)}
             </button>
           ))}
         </div>
@@ -198,13 +199,7 @@ function DeadlineCard({ d, isTeacher }: { d: Deadline; isTeacher: boolean }) {
       <p>
         {d.kind === 'experiment' && <Badge tone="info">{t('experiment')}</Badge>}{' '}
         {/* Issue 29.6: a student's own work says Missing, Late and Not graded. */}
-        {!isTeacher && status === 'OVERDUE' ? (
-          <Badge tone="danger">
-            <span data-status="MISSING">{t('mark.missing')}</span>
-          </Badge>
-        ) : (
-          <StatusBadge status={status} />
-        )}{' '}
+        <StatusBadge status={status} mine={!isTeacher} />{' '}
         {!isTeacher && d.submittedAt && isLate(Date.parse(d.submittedAt), Date.parse(d.dueAt)) && (
           <Badge tone="warn">
             <span data-status="LATE">{t('mark.late')}</span>

@@ -18,6 +18,7 @@ import { CopyButton } from '../ui/CopyButton.tsx'
 import { ErrorNotice, Loading } from '../ui/Notice.tsx'
 import { ScrollingTabs } from '../ui/ScrollingTabs.tsx'
 import { ArchivedBanner } from '../terms/Terms.tsx'
+import { ReadOnlyProvider, ReadOnlyScope } from '../ui/readOnly.tsx'
 
 const TABS: { key: string; Component: ComponentType<TabProps> }[] = [
   { key: 'learning', Component: LearningTab },
@@ -90,7 +91,16 @@ export default function ManagePage() {
       </ScrollingTabs>
       <section className="panel" aria-labelledby="tab-title">
         <h2 id="tab-title">{label(active.key)}</h2>
-        <Component course={c} />
+        {/* Archived (issue 56.3): every form is disabled; Settings keeps its unarchive button. */}
+        <ReadOnlyProvider readOnly={Boolean(c.archived)}>
+          {active.key === 'settings' ? (
+            <Component course={c} />
+          ) : (
+            <ReadOnlyScope>
+              <Component course={c} />
+            </ReadOnlyScope>
+          )}
+        </ReadOnlyProvider>
       </section>
     </>
   )

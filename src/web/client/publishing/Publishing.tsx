@@ -16,7 +16,7 @@ export type PublishState = Task['state']
 export const offersPublication = (task?: Task) => !task || task.state === 'DRAFT' || task.state === 'SCHEDULED'
 
 /** "Draft" / "Scheduled · publishes …" / "Unpublished" next to a task; nothing for a published one. */
-export function PublishBadge({ task }: { task: Pick<Task, 'state' | 'publishAt'> }) {
+export function PublishBadge({ task }: { task: { state: PublishState; publishAt: string | null } }) {
   const { t } = useT(PUBLISHING)
   if (task.state === 'PUBLISHED') return null
   const tone = task.state === 'DRAFT' ? 'warn' : task.state === 'SCHEDULED' ? 'info' : 'neutral'
@@ -35,12 +35,15 @@ export function PublicationFields({
   error,
   onChange,
   onPublishAt,
+  hint,
 }: {
   value: Publication
   publishAt: string
   error?: string
   onChange: (v: Publication) => void
   onPublishAt: (v: string) => void
+  /** What the choice does, when not a task's (announcements have no reminders). */
+  hint?: string
 }) {
   const { t } = useT(PUBLISHING)
   return (
@@ -52,7 +55,7 @@ export function PublicationFields({
         onChange={onChange}
         options={(['PUBLISHED', 'DRAFT', 'SCHEDULED'] as const).map((v) => ({ value: v, label: t(`choice.${v}`) }))}
       />
-      <p className="hint">{t(`choiceHint.${value}`)}</p>
+      <p className="hint">{hint ?? t(`choiceHint.${value}`)}</p>
       {value === 'SCHEDULED' && (
         <TextField label={t('publishAt')} type="datetime-local" value={publishAt} onChange={(e) => onPublishAt(e.target.value)} error={error} required />
       )}

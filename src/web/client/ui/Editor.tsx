@@ -3,6 +3,7 @@ import { EditorContent, mergeAttributes, useEditor, useEditorState, type Editor 
 import StarterKit from '@tiptap/starter-kit'
 import { useEffect, useId, useRef, useState } from 'react'
 import { readDraft, useDraftStorageKey, writeDraft } from './useDraft.ts'
+import { useReadOnly } from './readOnly.tsx'
 import { defineMessages, useT } from '../i18n/index.ts'
 import en from '../i18n/messages/en/editor.ts'
 import zh from '../i18n/messages/zh-CN/editor.ts'
@@ -29,7 +30,10 @@ const extensions = [
   StarterKit.configure({
     heading: { levels: [2, 3, 4] },
     horizontalRule: false,
-    link: { openOnClick: false, autolink: true, protocols: ['http', 'https', 'mailto'], defaultProtocol: 'https' },
+    // No `protocols`: linkify knows http, https and mailto already, and registering them again
+    // from a second editor on the page logged "linkifyjs: already initialized" (issue 56.5i).
+    // The API's allow-list keeps only those three schemes whatever the editor makes.
+    link: { openOnClick: false, autolink: true, defaultProtocol: 'https' },
   }),
   // A plain <table><tbody>: no colgroup and no inline style (the CSP allows none, the API keeps none).
   Table.extend({
@@ -66,9 +70,12 @@ export default function Editor({ label, value, onChange, error, hint, draftKey }
   // (that would drop keystrokes typed in the meantime); only a different value does.
   const emitted = useRef(value)
   const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ')
+  // In an archived course (issue 56.3) nothing can be typed that could not be saved.
+  const readOnly = useReadOnly()
   const editor = useEditor({
     extensions,
     content: value,
+    editable: !readOnly,
     // The service's CSP forbids inline <style>; the editor's styles live in styles.css.
     injectCSS: false,
     immediatelyRender: true,
@@ -91,6 +98,10 @@ export default function Editor({ label, value, onChange, error, hint, draftKey }
     },
   })
 
+  useEffect(() => {
+    if (editor && editor.isEditable === readOnly) editor.setEditable(!readOnly)
+  }, [editor, readOnly])
+
   // A parent that resets the value (after a successful submit) resets the editor too.
   useEffect(() => {
     if (!editor || value === emitted.current) return
@@ -103,7 +114,7 @@ export default function Editor({ label, value, onChange, error, hint, draftKey }
       <div className="label" id={labelId} onClick={() => editor?.commands.focus()}>
         {label}
       </div>
-      {editor && <Toolbar editor={editor} label={label} />}
+      {editor && !readOnly && <Toolbar editor={editor} label={label} />}
       <EditorContent editor={editor} />
       {hint && (
         <p className="hint" id={`${id}-hint`}>

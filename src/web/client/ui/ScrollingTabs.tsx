@@ -33,7 +33,11 @@ export function ScrollingTabs({ label, className, activeKey, children }: { label
   useEffect(() => {
     const el = ref.current
     const active = el?.querySelector<HTMLElement>('[aria-current="page"]')
-    if (el && active && el.scrollWidth > el.clientWidth) el.scrollTo({ left: Math.max(0, active.offsetLeft - el.offsetLeft - 32) })
+    if (!el || !active || el.scrollWidth <= el.clientWidth) return
+    // The row starts at its first tab whenever the active one is in view from there (issue
+    // 56.5f: "Overview" cut to "erview"); otherwise the active tab comes in, clear of the chevron.
+    const left = active.offsetLeft - el.offsetLeft
+    el.scrollTo({ left: left + active.offsetWidth <= el.clientWidth - 32 ? 0 : Math.max(0, left - 32) })
   }, [activeKey])
   const scroll = (dir: 1 | -1) => ref.current?.scrollBy({ left: dir * ref.current.clientWidth * 0.7, behavior: 'smooth' })
   return (

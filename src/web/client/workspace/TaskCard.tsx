@@ -17,7 +17,8 @@ import { RichText } from '../ui/RichText.tsx'
 import { Skeleton } from '../ui/Skeleton.tsx'
 import { formatBytes, formatScore, Time } from '../ui/time.tsx'
 import { useDraft, useDraftStorageKey, writeDraft } from '../ui/useDraft.ts'
-import { isSubmittable, myExperimentsKey, useNow } from './data.ts'
+import { addedAfter, isSubmittable, myExperimentsKey, useNow } from './data.ts'
+import { useReadOnly } from '../ui/readOnly.tsx'
 import { useTaskDisclosure } from './focus.tsx'
 import { WORKSPACE } from './messages.ts'
 
@@ -167,6 +168,9 @@ function StudentAnswer({ task, courseId, status }: { task: Task; courseId: strin
   const opensIn = useOpensIn(task.taskKind === 'HOMEWORK' && (status == null || status === 'NOT_STARTED') ? task.startAt : null)
   const [again, setAgain] = useState(false)
   const [sent, setSent] = useState<LearningSubmission | null>(null)
+  const readOnly = useReadOnly()
+  const now = useNow()
+  const pastDue = task.taskKind === 'HOMEWORK' && task.dueAt != null && Date.parse(task.dueAt) <= now
   const done = (s: LearningSubmission) => {
     setAgain(false)
     setSent(s)
@@ -180,6 +184,17 @@ function StudentAnswer({ task, courseId, status }: { task: Task; courseId: strin
   if (subs.isPending) return <Skeleton lines={2} />
   if (subs.error) return <Failure error={subs.error} onRetry={() => void subs.refetch()} what="task" />
   const latest = subs.data[0]
+  // An archived course takes nothing (issue 56.3): what was handed in stays readable, no form.
+  if (readOnly)
+    return (
+      <>
+        {latest && <SubmissionSummary submission={latest} questions={task.questions ?? []} attempts={subs.data.length} />}
+        <p className="notice notice-info" data-testid="archived-no-hand-in">
+          {t('answer.archived')}
+        </p>
+      </>
+    )
+  const form = !latest || again
   return (
     <>
       {sent && (
@@ -188,6 +203,12 @@ function StudentAnswer({ task, courseId, status }: { task: Task; courseId: strin
         </p>
       )}
       {latest && <SubmissionSummary submission={latest} questions={task.questions ?? []} attempts={subs.data.length} />}
+      {/* Issue 56.5c: the warning the experiment page gives, before the hand-in. */}
+      {form && pastDue && (
+        <p className="notice notice-info" role="status" data-testid="late-warning">
+          {t('answer.late')}
+        </p>
+      )}
       {latest && !again ? (
         <p>
           <button type="button" className="btn" onClick={() => setAgain(true)} data-testid="submit-again">
@@ -246,7 +267,7 @@ export function SubmissionSummary({ submission: s, questions, attempts }: { subm
           <RichText html={s.feedback} />
         </div>
       )}
-      {s.answers && s.answers.length > 0 && <AnswerList answers={s.answers} questions={questions} results={s.questionResults} />}
+      {s.answers && s.answers.length > 0 && <AnswerList answers={s.answers} questions={questions} results={s.questionResults} submittedAt={s.submittedAt} />}
       {s.content && (
         <div>
           <p className="label">{t('submission.yourAnswer')}</p>
@@ -259,12 +280,30 @@ export function SubmissionSummary({ submission: s, questions, attempts }: { subm
 }
 
 /** The answers, question by question; with `results` (a graded sheet) what each one earned. */
-export function AnswerList({ answers, questions, results = [] }: { answers: Answer[]; questions: Question[]; results?: LearningSubmission['questionResults'] }) {
+export function AnswerList({
+  answers,
+  questions,
+  results = [],
+  submittedAt,
+}: {
+  answers: Answer[]
+  questions: Question[]
+  results?: LearningSubmission['questionResults']
+  /** When the sheet was handed in: questions added later are marked as such, not as wrong. */
+  submittedAt?: string
+}) {
   const { t } = useT(WORKSPACE)
   return (
     <ol className="answers">
       {questions.map((q) => {
         const a = answers.find((x) => x.questionId === q.id)
+        const result = results.find((r) => r.questionId === q.id)
+        if (result?.addedAfterSubmission || (submittedAt && addedAfter(q, submittedAt)))
+          return (
+            <li key={q.id}>
+              <span className="answer-stem">{q.stem}</span> <Badge tone="info">{t('quiz.addedLater')}</Badge>
+            </li>
+          )
         const chosen = (a?.selectedOptions ?? []).map((i) => q.options?.[i] ?? t('quiz.option', { n: i + 1 }))
         const correct = q.correctOptions
         const right = correct && q.type !== 'SHORT_ANSWER' ? sameSet(correct, a?.selectedOptions ?? []) : null

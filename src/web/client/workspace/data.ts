@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { get } from '../api.ts'
-import type { LearningTree, Task } from '../types.ts'
+import type { LearningTree, Question, Task } from '../types.ts'
 
 /** GET /experiments/mine: experiment deadlines across the caller's courses, with their own state. */
 export interface MyExperiment {
@@ -31,6 +31,9 @@ export const allTasks = (tree: LearningTree | undefined): Task[] => tree?.units.
 
 /** Something a student hands in: homework, or a quiz (materials are only read or watched). */
 export const isSubmittable = (t: Pick<Task, 'taskKind' | 'taskType'>) => t.taskKind === 'HOMEWORK' || t.taskType === 'QUIZ'
+
+/** A question an edit added after the sheet was handed in (issue 56.5a): not asked, not counted. */
+export const addedAfter = (q: Pick<Question, 'addedAt'>, submittedAt: string) => q.addedAt != null && Date.parse(q.addedAt) > Date.parse(submittedAt)
 
 /** The current time, refreshed every `everyMs`, so "opens in …" turns into the answer form on its own. */
 export function useNow(everyMs = 30_000) {

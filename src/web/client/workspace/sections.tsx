@@ -19,6 +19,7 @@ import { allTasks, isSubmittable, useMyExperiments, useNow } from './data.ts'
 import { liveExperimentStatus, liveHomeworkStatus, useSecondNow } from '../teaching/clock.ts'
 import { OverdueCard } from '../teaching/OverdueCard.tsx'
 import { useTaskDisclosure } from './focus.tsx'
+import { useReadOnly } from '../ui/readOnly.tsx'
 import { WORKSPACE } from './messages.ts'
 import { isHttpUrl, SubmissionSummary, TaskBody, TaskCard } from './TaskCard.tsx'
 
@@ -54,22 +55,24 @@ export function OverviewSection({ course, isTeacher, enabled }: SectionProps) {
           </p>
         )}
       </div>
-      {!isTeacher && <NextUp course={course} enabled={enabled ?? []} />}
+      {!isTeacher && !course.archived && <NextUp course={course} enabled={enabled ?? []} />}
       <h3>{t('overview.latestAnnouncements')}</h3>
       <Loaded query={announcements} skeleton={<Skeleton lines={2} />}>
-        {(list) =>
-          list.length === 0 ? (
+        {(all) => {
+          // The course page shows what students see: a teacher's drafts stay in Manage (issue 56.4).
+          const list = all.filter((a) => a.state === 'PUBLISHED')
+          return list.length === 0 ? (
             <Empty>{t('announcements.none')}</Empty>
           ) : (
             <ul className="plain">
               {list.slice(0, 3).map((a) => (
                 <li key={a.id}>
-                  <strong>{a.title}</strong> <span className="meta">· <Time iso={a.createdAt} /></span>
+                  <strong>{a.title}</strong> <span className="meta">· <Time iso={a.publishedAt ?? a.createdAt} /></span>
                 </li>
               ))}
             </ul>
           )
-        }
+        }}
       </Loaded>
     </div>
   )
@@ -173,8 +176,9 @@ export function AnnouncementsSection({ course }: SectionProps) {
   const q = useAnnouncements(course.id)
   return (
     <Loaded query={q}>
-      {(list) =>
-        list.length === 0 ? (
+      {(all) => {
+        const list = all.filter((a) => a.state === 'PUBLISHED')
+        return list.length === 0 ? (
           <Empty>{t('announcements.none')}</Empty>
         ) : (
           <ul className="plain stack">
@@ -182,14 +186,14 @@ export function AnnouncementsSection({ course }: SectionProps) {
               <li key={a.id} className="announcement">
                 <h3>{a.title}</h3>
                 <p className="meta">
-                  {a.author?.displayName} · <Time iso={a.createdAt} />
+                  {a.author?.displayName} · <Time iso={a.publishedAt ?? a.createdAt} />
                 </p>
                 <RichText html={a.content} />
               </li>
             ))}
           </ul>
         )
-      }
+      }}
     </Loaded>
   )
 }
@@ -310,19 +314,27 @@ function HomeworkRow({ item, courseId, isTeacher }: { item: HomeworkItem; course
   const now = useSecondNow()
   const status = liveHomeworkStatus(item, now)
   const notStarted = status === 'NOT_STARTED'
+  // An archived course's homework is closed, not "in progress" (issue 56.3).
+  const closed = useReadOnly()
   return (
     <details ref={ref} className="task" data-task-id={item.taskId} open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>
         <span className="task-title">{item.title}</span>
         <span className="task-tags">
-          <StatusBadge status={status} />
+          {closed ? (
+            <span className="badge badge-neutral">
+              <span data-status="CLOSED">{t('homework.closed')}</span>
+            </span>
+          ) : (
+            <StatusBadge status={status} mine={!isTeacher} />
+          )}
           <span className="meta">
-            {notStarted ? (
+            {notStarted && !closed ? (
               t('next.opens', { relative: formatRelative((new Date(item.startAt).getTime() - now) / 1000) })
             ) : (
               <>
                 {t('task.due')} <Time iso={item.dueAt} />
-                {status === 'IN_PROGRESS' && (
+                {status === 'IN_PROGRESS' && !closed && (
                   <>
                     {' '}
                     (<Countdown dueAt={item.dueAt} />)
@@ -451,9 +463,13 @@ export function GradesSection({ course, isTeacher }: SectionProps) {
   )
 }
 
-function FeedbackRow({ task, courseId, score }: { task: Task; courseId: string; score: number | null }) {
+function FeedbackRow({ task, courseId, score: homeworkScore }: { task: Task; courseId: string; score: number | null }) {
   const { t } = useT(WORKSPACE)
   const [open, setOpen] = useState(false)
+  // A quiz is no homework: its score is its newest sheet's (issue 56.1: the row showed nothing).
+  const homework = task.taskKind === 'HOMEWORK'
+  const sheets = useTaskSubmissions(courseId, task.id, { enabled: !homework })
+  const score = homework ? homeworkScore : (sheets.data?.[0]?.score ?? null)
   return (
     <details className="task" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>

@@ -7,6 +7,7 @@ import type { User } from '../../types.ts'
 import { ErrorNotice, QueryView, Success } from '../../ui/Notice.tsx'
 import { TextField } from '../../ui/form.tsx'
 import { useEmailSettings } from './EmailBanner.tsx'
+import { describeAgent } from './agent.ts'
 import { NS } from './messages.ts'
 
 interface Session {
@@ -123,10 +124,11 @@ function Sessions() {
         {(list: Session[]) => (
           <ul className="session-list" data-testid="sessions">
             {list.map((s) => {
-              const agent = s.userAgent || t('settings.unknownAgent')
+              const agent = describeAgent(s.userAgent)
               return (
                 <li key={s.id} className="session-item">
-                  <div className="session-text">
+                  {/* The raw string stays available on hover, for whoever needs it. */}
+                  <div className="session-text" title={s.userAgent ?? undefined}>
                     <strong>{s.current ? t('settings.thisDevice') : agent}</strong>
                     {s.current && <span className="hint"> {agent}</span>}
                     <p className="hint">

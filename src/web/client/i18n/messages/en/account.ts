@@ -55,6 +55,8 @@ export default {
     sessionsHint: 'Where your account is signed in. Sign out any session you do not recognise.',
     thisDevice: 'This device',
     unknownAgent: 'Unknown browser',
+    agentOn: '{{browser}} on {{os}}',
+    program: '{{name}} {{version}} (a program, not a browser)',
     unknownAddress: 'unknown address',
     since: 'Signed in {{when}} from {{address}}',
     lastUsed: 'Last used {{when}}',

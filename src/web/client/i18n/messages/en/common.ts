@@ -109,6 +109,8 @@ export default {
     IN_PROGRESS: 'In progress',
     SUBMITTED: 'Submitted',
     OVERDUE: 'Overdue',
+    /** A student's own overdue work (nothing handed in): the word the gradebook uses too. */
+    MISSING: 'Missing',
   },
   language: {
     label: 'Language',

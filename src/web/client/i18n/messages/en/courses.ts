@@ -6,6 +6,7 @@ export default {
   loading: 'Loading your courses…',
   emptyTeacher: 'No courses yet. Create your first course.',
   emptyStudent: 'You have not joined a course yet. Ask your teacher for an invite code.',
+  emptyUnverified: 'You have not joined a course yet. If your teacher invited your e-mail address, verify it (the link in the e-mail we sent you) and you join the course at once. Or ask your teacher for an invite code.',
   youTeach: 'You teach this course',
   teacher: 'Teacher: {{name}}',
   members_one: '{{count}} member',

@@ -51,7 +51,7 @@ const en = {
   },
   invitations: {
     title: 'Pending invitations',
-    hint: 'Addresses without an account. Whoever registers with one joins the course.',
+    hint: 'Addresses without an account. Whoever registers with one joins the course once they verify that address (the link in the confirmation e-mail).',
     none: 'No pending invitations.',
     email: 'E-mail',
     invited: 'Invited',

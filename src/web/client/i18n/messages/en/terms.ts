@@ -1,6 +1,6 @@
 /** English, namespace `terms`: copying a course into a new term, archiving, downloading every submission. */
 export default {
-  archivedBanner: 'This course is archived: it is read-only. Everything can still be read.',
+  archivedBanner: 'This course is archived (read-only). Everything can still be read; nothing can be handed in or changed.',
   archive: {
     heading: 'Archive',
     explain: 'An archived course is read-only, leaves everyone’s course list and sends no more reminders. You can unarchive it at any time.',

@@ -57,6 +57,7 @@ export default {
     noAnswer: '(no answer)',
     right: 'right',
     wrong: 'wrong',
+    addedLater: 'New: added after you handed in, not counted',
     earned: '{{earned}} / {{total}} points',
     inOverall: 'of {{total}} points: in the overall score',
     formLabel: 'Answer {{title}}',
@@ -69,6 +70,7 @@ export default {
     none: 'No homework yet.',
     submittedOf: '{{n}}/{{total}} submitted',
     gone: 'This homework is no longer in the course.',
+    closed: 'Closed',
   },
   task: {
     opens: 'Opens',
@@ -108,6 +110,8 @@ export default {
     choicePoints: 'Choice questions: {{earned}} / {{total}} points; short answers await grading.',
     allChoice: 'Score: {{score}} / 100 ({{earned}} of {{total}} points).',
     teacherGrades: 'Your teacher will grade the written answers.',
+    late: 'The due time has passed. You can still hand in; it will be marked late.',
+    archived: 'This course is archived (read-only): nothing can be handed in any more.',
   },
   grades: {
     fullOverview: 'Open the full grade overview (with CSV download)',

@@ -58,6 +58,8 @@ const zh: Catalogue<typeof en> = {
     sessionsHint: '你的账号在这些地方处于登录状态。如有不认识的会话，请将其退出。',
     thisDevice: '本设备',
     unknownAgent: '未知浏览器',
+    agentOn: '{{os}} 上的 {{browser}}',
+    program: '{{name}} {{version}}（程序，非浏览器）',
     unknownAddress: '未知地址',
     since: '{{when}}从 {{address}} 登录',
     lastUsed: '最近使用：{{when}}',

@@ -110,6 +110,7 @@ const zh: Catalogue<typeof en> = {
     IN_PROGRESS: '进行中',
     SUBMITTED: '已提交',
     OVERDUE: '已逾期',
+    MISSING: '缺交',
   },
   language: {
     label: '语言',

@@ -8,6 +8,7 @@ const zh: Catalogue<typeof en> = {
   joined: '我加入的课程',
   loading: '正在加载课程…',
   emptyTeacher: '还没有课程，创建你的第一门课程吧。',
+  emptyUnverified: '你还没有加入任何课程。如果老师邀请了你的邮箱，请先验证邮箱（点击我们发给你的邮件中的链接），验证后会立即加入课程。也可以向老师索取邀请码。',
   emptyStudent: '你还没有加入任何课程，请向老师索取邀请码。',
   youTeach: '你是这门课的任课教师',
   teacher: '教师：{{name}}',

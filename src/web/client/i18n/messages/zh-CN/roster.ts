@@ -53,7 +53,7 @@ const zh: Catalogue<typeof en> = {
   },
   invitations: {
     title: '待处理邀请',
-    hint: '尚未注册账号的地址。使用该地址注册的人会自动加入课程。',
+    hint: '尚未注册账号的地址。使用该地址注册并完成邮箱验证（点击确认邮件中的链接）后，才会加入课程。',
     none: '没有待处理的邀请。',
     email: '邮箱',
     invited: '邀请时间',

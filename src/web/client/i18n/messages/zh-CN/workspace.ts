@@ -60,6 +60,7 @@ const zh: Catalogue<typeof en> = {
     noAnswer: '（未作答）',
     right: '答对',
     wrong: '答错',
+    addedLater: '新题：在你提交后新增，不计分',
     earned: '{{earned}} / {{total}} 分',
     inOverall: '满分 {{total}} 分：计入总评',
     formLabel: '作答：{{title}}',
@@ -71,6 +72,7 @@ const zh: Catalogue<typeof en> = {
   homework: {
     none: '还没有作业。',
     submittedOf: '已交 {{n}}/{{total}}',
+    closed: '已关闭',
     gone: '这份作业已经不在课程里了。',
   },
   task: {
@@ -111,6 +113,8 @@ const zh: Catalogue<typeof en> = {
     choicePoints: '选择题：{{earned}} / {{total}} 分；简答题等待老师批改。',
     allChoice: '得分：{{score}} / 100（{{total}} 分中得 {{earned}} 分）。',
     teacherGrades: '简答题将由老师批改。',
+    late: '已过截止时间。仍可提交，但会记为迟交。',
+    archived: '本课程已归档（只读），不能再提交。',
   },
   grades: {
     fullOverview: '查看完整成绩总览（可下载 CSV）',
