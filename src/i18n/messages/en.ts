@@ -263,6 +263,8 @@ const en = {
     submittedTitle: 'New submission: {{title}}',
     submittedContent: '{{student}} handed in "{{title}}" in {{course}}.',
     submittedLateContent: '{{student}} handed in "{{title}}" in {{course}} after the deadline.',
+    commentReplyTitle: '{{author}} commented on "{{title}}"',
+    privateCommentTitle: '{{author}} sent a private comment on "{{title}}"',
     spanDay: '1 day',
     spanDays: '{{n}} days',
     spanHour: '1 hour',

@@ -245,6 +245,8 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     submittedTitle: '新的提交：{{title}}',
     submittedContent: '{{student}} 提交了课程“{{course}}”的“{{title}}”。',
     submittedLateContent: '{{student}} 在截止时间之后提交了课程“{{course}}”的“{{title}}”。',
+    commentReplyTitle: '{{author}} 评论了“{{title}}”',
+    privateCommentTitle: '{{author}} 就“{{title}}”发来私信评论',
     spanDay: '1 天',
     spanDays: '{{n}} 天',
     spanHour: '1 小时',
