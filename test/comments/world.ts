@@ -5,8 +5,8 @@ import { createTask, pointIn, textTask, world as learningWorld } from '../learni
  * The cast of the comment tests: a course with its owner, a co-teacher and two students, an
  * announcement, a published and a draft task; another course with its own task; outsiders.
  */
-export async function commentWorld(clock = new ManualClock('2031-05-01T08:00:00.000Z')) {
-  const w = await learningWorld({ clock })
+export async function commentWorld(clock = new ManualClock('2031-05-01T08:00:00.000Z'), config: NonNullable<Parameters<typeof learningWorld>[0]>['config'] = {}) {
+  const w = await learningWorld({ clock, config })
   const { api, deps } = w
   const coTeacher = await signUp(api, 'TEACHER', 'Co Teacher')
   await deps.sql`insert into course_teachers (course_id, user_id, added_at) values (${w.course.id}, ${coTeacher.id}, now())`
