@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { z } from 'zod'
 import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
-import { authPlugin } from '../../http/auth.ts'
+import { authPlugin, type CourseGuard } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { idParams } from '../../http/params.ts'
 import { Comment, CommentListQuery, CommentPage, CommentParams, CreateCommentBody, UpdateCommentBody } from './model.ts'
@@ -11,6 +11,9 @@ import * as service from './service.ts'
 const AnnouncementThread = idParams('courseId', 'announcementId')
 const TaskThread = idParams('courseId', 'taskId')
 const PrivateThread = idParams('courseId', 'taskId', 'studentId')
+
+/** Members; a student only in their own private thread (checked before the body is read). */
+const PRIVATE_GUARD: CourseGuard = { level: 'member', whenArchived: 'refuse-writes', ownStudent: 'studentId' }
 
 const listDoc = (what: string) => ({
   summary: `Comments ${what}, oldest first`,
@@ -72,7 +75,7 @@ export function commentRoutes(deps: Deps) {
       {
         params: PrivateThread,
         query: CommentListQuery,
-        course: 'member',
+        course: PRIVATE_GUARD,
         response: { 200: envelope(CommentPage) },
         detail: {
           ...listDoc("in a student's private thread on a task"),
@@ -87,7 +90,7 @@ export function commentRoutes(deps: Deps) {
       {
         params: PrivateThread,
         body: CreateCommentBody,
-        course: 'member',
+        course: PRIVATE_GUARD,
         response: { 201: envelope(Comment) },
         detail: postDoc(
           "in a student's private thread on a task (that student and the course's teachers)",
@@ -95,10 +98,10 @@ export function commentRoutes(deps: Deps) {
         ),
       },
     )
-    .patch('/comments/:commentId', async ({ user, params, body }) => ok(await service.update(sql, params.commentId, user, body, clock.now()), 'Comment updated.'), {
+    .patch('/comments/:commentId', async ({ comment, user, body }) => ok(await service.update(sql, comment, user, body, clock.now()), 'Comment updated.'), {
       params: CommentParams,
       body: UpdateCommentBody,
-      auth: true,
+      comment: true,
       response: { 200: envelope(Comment) },
       detail: {
         summary: 'Edit or hide a comment',
@@ -109,13 +112,13 @@ export function commentRoutes(deps: Deps) {
     })
     .delete(
       '/comments/:commentId',
-      async ({ user, params }) => {
-        await service.remove(sql, params.commentId, user)
+      async ({ comment }) => {
+        await service.remove(sql, comment)
         return ok(null, 'Comment deleted.')
       },
       {
         params: CommentParams,
-        auth: true,
+        comment: true,
         response: { 200: envelope(z.null()) },
         detail: {
           summary: 'Delete a comment',

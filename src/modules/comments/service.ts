@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/connect.ts'
 import { iso } from '../../http/envelope.ts'
 import { AppError, forbidden, invalidField, notFound } from '../../http/errors.ts'
-import { courseAccess, type CourseAccess, type CurrentUser } from '../../http/guards.ts'
+import type { CommentAccess, CourseAccess, CurrentUser } from '../../http/guards.ts'
 import { newId } from '../../lib/ids.ts'
 import { sanitizeRichText } from '../../lib/richtext.ts'
 import { excerpt } from '../announcements/plain-text.ts'
@@ -17,7 +17,7 @@ export type { Thread } from './queries.ts'
 
 /** Its author may edit a comment this long after writing it. */
 export const EDIT_WINDOW_MS = 15 * 60_000
-/** Comments (written or edited) per user and minute, across every instance (rate_limits, sql/032). */
+/** Comments written per user and minute, across every instance (rate_limits, sql/032). */
 export const COMMENTS_PER_MINUTE = 30
 
 /** The one row → API mapping for comments. */
@@ -50,7 +50,7 @@ interface Subject {
  * The thread exists in this course and the caller may use it: an unknown announcement or task
  * (or one of another course, or a task a student cannot see) → 404; a student in another
  * student's private thread → 403; a teacher in the private thread of someone who is not (or no
- * longer) a student of the course → 404.
+ * longer) a student of the course → 404, whoever asks.
  */
 async function subjectOf(sql: Sql, course: CourseAccess, user: CurrentUser, t: q.Thread): Promise<Subject> {
   if (t.kind === 'ANNOUNCEMENT') {
@@ -63,10 +63,10 @@ async function subjectOf(sql: Sql, course: CourseAccess, user: CurrentUser, t: q
     throw notFound('TASK_NOT_FOUND', 'This learning task does not exist in this course.')
   }
   if (t.kind === 'PRIVATE') {
-    if (course.as === 'STUDENT' && t.studentId !== user.id) throw forbidden('This private thread belongs to another student.')
-    if (course.as === 'TEACHER' && !(await q.isStudentOf(sql, course.id, t.studentId))) {
-      throw notFound('NOT_FOUND', 'This account is not a student of this course.')
-    }
+    if (t.studentId === user.id) return { title: task.title }
+    // Someone who is not (or no longer) a student of the course has no thread here, whoever asks.
+    if (!(await q.isStudentOf(sql, course.id, t.studentId))) throw notFound('NOT_FOUND', 'This account is not a student of this course.')
+    if (course.as === 'STUDENT') throw forbidden('This private thread belongs to another student.')
   }
   return { title: task.title }
 }
@@ -137,41 +137,23 @@ function actionPathOf(t: q.Thread, recipients: Recipients) {
 }
 
 /**
- * A comment the caller may see, with their access to its course. Whoever may not see it (not
- * in the course, or a private thread not theirs) gets 404, as for an unknown id.
+ * `content`: its author, within EDIT_WINDOW_MS of writing it; `hidden`: the course's teachers,
+ * class comments only. `c` is what the comment guard resolved (src/http/guards.ts).
  */
-async function visible(sql: Sql, id: string, user: CurrentUser, write: boolean) {
-  const row = await q.findComment(sql, id)
-  if (!row) throw commentNotFound()
-  let course: CourseAccess
-  try {
-    course = await courseAccess(sql, row.course_id, user, 'member')
-  } catch (e) {
-    if (e instanceof AppError && e.status === 403) throw commentNotFound()
-    throw e
-  }
-  if (row.student_id && course.as === 'STUDENT' && row.student_id !== user.id) throw commentNotFound()
-  if (row.hidden && course.as === 'STUDENT' && row.author_id !== user.id) throw commentNotFound()
-  // The archived check after the visibility checks, like the course guard's.
-  if (write) await courseAccess(sql, row.course_id, user, 'member', { write: true })
-  return { row, course }
-}
-
-export async function update(sql: Sql, id: string, user: CurrentUser, body: UpdateCommentBody, now: Date): Promise<Comment> {
-  const { row, course } = await visible(sql, id, user, true)
+export async function update(sql: Sql, c: CommentAccess, user: CurrentUser, body: UpdateCommentBody, now: Date): Promise<Comment> {
+  const { id, course } = c
   if (body.hidden !== undefined) {
     if (course.as !== 'TEACHER') throw forbidden("Only the course's teachers can hide comments.")
-    if (row.student_id) throw invalidField('hidden', 'private comments cannot be hidden')
+    if (c.studentId) throw invalidField('hidden', 'private comments cannot be hidden')
   }
   let content: string | undefined
   if (body.content !== undefined) {
-    if (row.author_id !== user.id) throw forbidden('Only its author can edit a comment.')
-    if (now.getTime() - row.created_at.getTime() > EDIT_WINDOW_MS) {
+    if (c.authorId !== user.id) throw forbidden('Only its author can edit a comment.')
+    if (now.getTime() - c.createdAt.getTime() > EDIT_WINDOW_MS) {
       throw new AppError('COMMENT_EDIT_CLOSED', 'A comment can be edited only within 15 minutes of writing it.')
     }
-    if (!row.student_id && course.as === 'STUDENT' && !(await q.studentCommentsOn(sql, course.id))) throw commentsOff()
+    if (!c.studentId && course.as === 'STUDENT' && !(await q.studentCommentsOn(sql, course.id))) throw commentsOff()
     content = cleanContent(body.content)
-    await reserveOr429(sql, user.id, now)
   }
   await sql.begin(async (tx) => {
     if (content !== undefined) {
@@ -183,11 +165,12 @@ export async function update(sql: Sql, id: string, user: CurrentUser, body: Upda
   return toComment((await q.findComment(sql, id))!)
 }
 
-/** Its author may delete a comment; the course's teachers may delete any class comment. Its notifications are retracted. */
-export async function remove(sql: Sql, id: string, user: CurrentUser) {
-  const { row, course } = await visible(sql, id, user, true)
-  const moderator = course.as === 'TEACHER' && !row.student_id
-  if (row.author_id !== user.id && !moderator) throw forbidden('You can delete only your own comments.')
+/**
+ * Its author may delete a comment, the course's teachers any class comment (the comment guard
+ * checked who). Its notifications are retracted.
+ */
+export async function remove(sql: Sql, c: CommentAccess) {
+  const { id } = c
   await sql.begin(async (tx) => {
     await q.deleteComment(tx, id)
     await announceCounts(tx, await q.retractNotifications(tx, id))
