@@ -141,6 +141,17 @@ describe('edits, deletes and people who left', () => {
     expect((await w.api.get('/notifications', { token: w.teacher.token })).data.unreadCount).toBe(before)
   })
 
+  test("hiding a class comment takes its notification out of the students' inboxes, not the teachers'", async () => {
+    await comment(w, w.paths.task, w.student, '<p>first</p>')
+    const rude = await comment(w, w.paths.task, w.student2, '<p>rude</p>')
+    const has = async (who: Account) => (await inbox(who, 'COMMENT_REPLY')).some((n) => n.params.commentId === rude.id)
+    expect(await has(w.student)).toBe(true)
+    expect(await has(w.teacher)).toBe(true)
+    expect((await w.api.patch(`/comments/${rude.id}`, { token: w.teacher.token, json: { hidden: true } })).status).toBe(200)
+    expect(await has(w.student)).toBe(false)
+    expect(await has(w.teacher)).toBe(true)
+  })
+
   test('a student who left the course is not told of comments written after, in threads they wrote in', async () => {
     const a = await w.api.post(`/courses/${w.course.id}/announcements`, { token: w.teacher.token, json: { title: 'Leaving', content: '<p>x</p>' } })
     const thread = `/courses/${w.course.id}/announcements/${a.data.id}/comments`

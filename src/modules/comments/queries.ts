@@ -156,3 +156,18 @@ export async function retractNotifications(sql: Db, commentId: string) {
     returning user_id`
   return [...new Set(rows.map((r) => r.user_id))]
 }
+
+/**
+ * A hidden comment leaves the inboxes of those who may no longer see it (everyone but the
+ * course's teachers and its author); returns whose inboxes changed.
+ */
+export async function retractHiddenNotifications(sql: Db, commentId: string, courseId: string, authorId: string) {
+  const rows = await sql<{ user_id: string }[]>`
+    delete from notifications n
+     where n.notification_type = 'COMMENT_REPLY' and n.params ->> 'commentId' = ${commentId}
+       and n.user_id <> ${authorId}
+       and not exists (select 1 from courses c where c.id = ${courseId} and c.teacher_id = n.user_id)
+       and not exists (select 1 from course_teachers ct where ct.course_id = ${courseId} and ct.user_id = n.user_id)
+    returning n.user_id`
+  return [...new Set(rows.map((r) => r.user_id))]
+}

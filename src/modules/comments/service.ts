@@ -161,6 +161,8 @@ export async function update(sql: Sql, c: CommentAccess, user: CurrentUser, body
       await q.rewriteNotifications(tx, id, excerpt(content))
     }
     if (body.hidden !== undefined) await q.setHidden(tx, id, body.hidden)
+    // Hiding takes it out of the students' inboxes too (showing it again does not re-notify).
+    if (body.hidden === true && !c.hidden) await announceCounts(tx, await q.retractHiddenNotifications(tx, id, course.id, c.authorId))
   })
   return toComment((await q.findComment(sql, id))!)
 }
