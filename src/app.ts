@@ -6,6 +6,7 @@ import { passResponsesThrough } from './http/envelope.ts'
 import { ownBodyIndex, plumbing, routeMethodIndex } from './http/plumbing.ts'
 import { accountRoutes } from './modules/accounts/routes.ts'
 import { announcementRoutes } from './modules/announcements/routes.ts'
+import { commentRoutes } from './modules/comments/routes.ts'
 import { authRoutes } from './modules/auth/routes.ts'
 import { calendarFeedRoute, calendarRoutes } from './modules/calendar/routes.ts'
 import { courseRoutes } from './modules/courses/routes.ts'
@@ -34,6 +35,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
     .use(courseRoutes(deps))
     .use(rosterRoutes(deps))
     .use(announcementRoutes(deps))
+    .use(commentRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(learningRoutes(deps))
     .use(homeworkRoutes(deps))

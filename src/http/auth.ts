@@ -4,7 +4,7 @@ import type { Deps } from '../deps.ts'
 import { isLocale } from '../i18n/locale.ts'
 import { rememberUserLocale } from '../i18n/request.ts'
 import { ERROR_CATALOGUE, forbidden, notFound, unauthenticated } from './errors.ts'
-import { courseAccess, type CourseAccess, type CourseLevel, type CurrentUser, type Role } from './guards.ts'
+import { commentAccess, courseAccess, ownThreadOnly, type CommentAccess, type CourseAccess, type CourseLevel, type CurrentUser, type Role } from './guards.ts'
 
 export const SESSION_COOKIE = 'cls_session'
 const READ_METHODS = new Set(['GET', 'HEAD'])
@@ -13,6 +13,8 @@ const READ_METHODS = new Set(['GET', 'HEAD'])
 export interface CourseGuard {
   level: CourseLevel
   whenArchived: 'allow' | 'refuse-writes'
+  /** A path parameter naming a student: a student of the course may name only themselves (a private thread). */
+  ownStudent?: string
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -154,6 +156,8 @@ export class VerifiedTokens<P extends { exp?: unknown; nbf?: unknown }> {
  *   `{ course: 'student' }`     a student of `params.courseId`
  *   Any course level refuses a write (not GET/HEAD) in an archived course with 409 (40908);
  *   `{ course: { level, whenArchived: 'allow' } }` lets a route through (unarchive, copy).
+ *   `{ course: { level, whenArchived, ownStudent: 'studentId' } }` a student names only themselves there.
+ *   `{ comment: true }`         a comment the caller may see, `params.commentId` → `comment`
  *   `{ experimentSubmission: 'teacher' }`  the teacher of `params.submissionId`'s course
  * All of them run in `transform`, before the params, query and body are validated: a caller
  * who may not call a route gets 401/403 (or 404) whatever the request holds.
@@ -166,6 +170,7 @@ export function authPlugin(deps: Deps) {
   const verified = new VerifiedTokens<Payload>()
   const authenticated = new WeakMap<Request, Authenticated>()
   const courses = new WeakMap<Request, CourseAccess>()
+  const comments = new WeakMap<Request, CommentAccess>()
 
   async function authenticate(headers: Record<string, string | undefined>, cookieValue: unknown): Promise<Authenticated> {
     const token = bearerOrCookie(headers, cookieValue)
@@ -220,7 +225,7 @@ export function authPlugin(deps: Deps) {
         },
       }),
       course: (guard: CourseLevel | CourseGuard) => {
-        const { level, whenArchived } = typeof guard === 'string' ? { level: guard, whenArchived: 'refuse-writes' } : guard
+        const { level, whenArchived, ownStudent } = typeof guard === 'string' ? ({ level: guard, whenArchived: 'refuse-writes' } as CourseGuard) : guard
         // Every write (any method but GET/HEAD) in an archived course is refused here, in one
         // place, unless the route opts out (unarchiving, copying the course into a new term).
         const intent = (request: Request) => ({ write: whenArchived !== 'allow' && !READ_METHODS.has(request.method) })
@@ -234,7 +239,11 @@ export function authPlugin(deps: Deps) {
             const who = authenticated.get(request)
             if (!who) throw unauthenticated()
             const courseId = (params as Record<string, string | undefined>).courseId ?? ''
-            if (UUID.test(courseId)) courses.set(request, await courseAccess(sql, courseId, who.user, level, intent(request)))
+            if (!UUID.test(courseId)) return
+            const access = await courseAccess(sql, courseId, who.user, level, intent(request))
+            courses.set(request, access)
+            const student = ownStudent ? (params as Record<string, string | undefined>)[ownStudent] ?? '' : ''
+            if (UUID.test(student)) await ownThreadOnly(sql, access, who.user, student)
           },
           async resolve(ctx) {
             const { user, params, request } = ctx as unknown as Authenticated & { params: Record<string, string | undefined>; request: Request }
@@ -242,6 +251,24 @@ export function authPlugin(deps: Deps) {
           },
         }
       },
+      /**
+       * A comment the caller may see (`params.commentId`) → `comment`: 404 for an unknown one or
+       * one they may not see, 409 for a write in an archived course. Before validation, like `course`.
+       */
+      comment: (_on: true) => ({
+        auth: true,
+        detail: guardedDetail,
+        async transform({ request, params }) {
+          const who = authenticated.get(request)
+          if (!who) throw unauthenticated()
+          const id = (params as Record<string, string | undefined>).commentId ?? ''
+          if (UUID.test(id)) comments.set(request, await commentAccess(sql, id, who.user, { write: !READ_METHODS.has(request.method) }))
+        },
+        async resolve(ctx) {
+          const { user, params, request } = ctx as unknown as Authenticated & { params: Record<string, string | undefined>; request: Request }
+          return { comment: comments.get(request) ?? (await commentAccess(sql, params.commentId ?? '', user, { write: !READ_METHODS.has(request.method) })) }
+        },
+      }),
       /**
        * The teacher of the course of `params.submissionId` (an experiment submission): 404 for
        * an unknown submission, 403 for anyone else. Before validation, like `course`.

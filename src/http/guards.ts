@@ -72,3 +72,53 @@ export async function courseAccess(
   if (intent.write && row.archived) throw courseArchived()
   return { id: row.id, title: row.title, teacherId: row.teacher_id, as: isTeacher ? 'TEACHER' : 'STUDENT', owner }
 }
+
+/** A comment (sql/055) the caller may see, with their access to its course. */
+export interface CommentAccess {
+  id: string
+  authorId: string
+  /** Set: a comment of this student's private thread. */
+  studentId: string | null
+  hidden: boolean
+  createdAt: Date
+  course: CourseAccess
+}
+
+const commentNotFound = () => notFound('COMMENT_NOT_FOUND', 'This comment does not exist.')
+
+/**
+ * The comment guard (`comment` macro, PATCH/DELETE /comments/{id}): whoever may not see the
+ * comment — not in its course (any more), another student's private thread, someone else's
+ * comment a teacher hid — gets 404 as for an unknown id; a change by someone other than its
+ * author (or a teacher, for a class comment) → 403; a write in an archived course → 409 (40908),
+ * after that.
+ */
+export async function commentAccess(sql: Sql, commentId: string, user: CurrentUser, intent: CourseIntent = {}): Promise<CommentAccess> {
+  const [row] = await sql<{ course_id: string; author_id: string; student_id: string | null; hidden: boolean; created_at: Date }[]>`
+    select course_id, author_id, student_id, hidden, created_at from comments where id = ${commentId}`
+  if (!row) throw commentNotFound()
+  let course: CourseAccess
+  try {
+    course = await courseAccess(sql, row.course_id, user, 'member')
+  } catch (e) {
+    throw e instanceof Error && 'status' in e && e.status === 403 ? commentNotFound() : e
+  }
+  const student = course.as === 'STUDENT'
+  if (student && row.student_id && row.student_id !== user.id) throw commentNotFound()
+  if (student && row.hidden && row.author_id !== user.id) throw commentNotFound()
+  // A change is its author's, or a teacher's for a class comment (moderation), whatever the body.
+  if (intent.write && row.author_id !== user.id && (student || row.student_id)) throw forbidden('You can change only your own comments.')
+  if (intent.write) await courseAccess(sql, row.course_id, user, 'member', intent)
+  return { id: commentId, authorId: row.author_id, studentId: row.student_id, hidden: row.hidden, createdAt: row.created_at, course }
+}
+
+/**
+ * A student of the course may address only their own private thread (`studentId`): another
+ * student's → 403; an id that names no student of the course → 404, as it would for a teacher.
+ */
+export async function ownThreadOnly(sql: Sql, course: CourseAccess, user: CurrentUser, studentId: string) {
+  if (course.as !== 'STUDENT' || studentId === user.id) return
+  const [row] = await sql`select 1 from course_members where course_id = ${course.id} and user_id = ${studentId}`
+  if (!row) throw notFound('NOT_FOUND', 'This account is not a student of this course.')
+  throw forbidden('This private thread belongs to another student.')
+}

@@ -37,6 +37,7 @@ describe('POST /courses', () => {
       joiningOpen: true,
       myRole: 'TEACHER',
       archived: false,
+      studentComments: true,
     })
   })
 

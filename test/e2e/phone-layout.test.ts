@@ -123,7 +123,8 @@ describe.skipIf(!hasChromium)('web front end in Chromium: layout at 390 px (and 
       await logIn(other.page, student)
       await other.page.goto('/settings')
       await other.page.getByTestId('email-preferences').locator('input[type="checkbox"]').first().waitFor()
-      expect(await other.page.getByTestId('email-preferences').locator('input[type="checkbox"]').count()).toBe(3)
+      // Reminders, grades, announcements, private and class comments: not new submissions.
+      expect(await other.page.getByTestId('email-preferences').locator('input[type="checkbox"]').count()).toBe(5)
       expect(await other.page.getByTestId('email-preferences').getByLabel(switchLabel).count()).toBe(0)
       expectNoErrors(other)
       await other.context.close()

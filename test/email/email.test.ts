@@ -64,16 +64,16 @@ describe('GET/PUT /me/notification-preferences', () => {
   test('defaults: reminders and gradings on, announcements off', async () => {
     const r = await ctx.api.get('/me/notification-preferences', { token: student.token })
     expect(r.status).toBe(200)
-    expect(r.data).toEqual({ email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: false, SUBMISSION_RECEIVED: false } })
+    expect(r.data).toEqual({ email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: false, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true } })
   }, 30_000)
 
   test('PUT any subset → the whole object; unknown keys → 400; no login → 401', async () => {
     const u = await verified(await signUp(ctx.api))
     const r = await ctx.api.put('/me/notification-preferences', { token: u.token, json: { email: { ANNOUNCEMENT: true } } })
     expect(r.status).toBe(200)
-    expect(r.data).toEqual({ email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false } })
+    expect(r.data).toEqual({ email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true } })
     const r2 = await ctx.api.put('/me/notification-preferences', { token: u.token, json: { email: { HOMEWORK_REMINDER: false } } })
-    expect(r2.data).toEqual({ email: { HOMEWORK_REMINDER: false, SUBMISSION_GRADED: true, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false } })
+    expect(r2.data).toEqual({ email: { HOMEWORK_REMINDER: false, SUBMISSION_GRADED: true, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true } })
     for (const json of [{ email: { SMS: true } }, { push: {} }, { email: { ANNOUNCEMENT: 'yes' } }]) {
       const bad = await ctx.api.put('/me/notification-preferences', { token: u.token, json })
       expect(bad.status).toBe(400)
@@ -160,7 +160,7 @@ describe('the mail', () => {
     )
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ code: 0, data: { type: 'HOMEWORK_REMINDER', email: false } })
-    expect((await ctx.api.get('/me/notification-preferences', { token: student.token })).data.email).toEqual({ HOMEWORK_REMINDER: false, SUBMISSION_GRADED: true, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false })
+    expect((await ctx.api.get('/me/notification-preferences', { token: student.token })).data.email).toEqual({ HOMEWORK_REMINDER: false, SUBMISSION_GRADED: true, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true })
     // A forged token → 400; other routes still refuse form bodies (415).
     const forged = await ctx.app.handle(
       new Request(`http://localhost/api/v1/email/unsubscribe?token=${zh.id}.HOMEWORK_REMINDER.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' }),

@@ -56,8 +56,8 @@ beforeAll(async () => {
 
 describe('a channel added in a test', () => {
   test('off by default for every type; a user turns it on per type (rows, no column)', async () => {
-    expect((await preferencesOf(sql, quiet.id, ['pigeon'])).pigeon).toEqual({ HOMEWORK_REMINDER: false, SUBMISSION_GRADED: false, ANNOUNCEMENT: false, SUBMISSION_RECEIVED: false })
-    expect((await preferencesOf(sql, keen.id, ['pigeon', 'email'])).pigeon).toEqual({ HOMEWORK_REMINDER: true, SUBMISSION_GRADED: false, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false })
+    expect((await preferencesOf(sql, quiet.id, ['pigeon'])).pigeon).toEqual({ HOMEWORK_REMINDER: false, SUBMISSION_GRADED: false, ANNOUNCEMENT: false, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: false })
+    expect((await preferencesOf(sql, keen.id, ['pigeon', 'email'])).pigeon).toEqual({ HOMEWORK_REMINDER: true, SUBMISSION_GRADED: false, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: false })
   })
 
   test('the reminder scan fans out to it, only to whoever switched it on, with the notification', async () => {
@@ -86,8 +86,8 @@ describe('a channel added in a test', () => {
     expect(res.status).toBe(200)
     const body = (await res.json()) as { data: Record<string, Record<string, boolean>> }
     expect(body.data).toEqual({
-      email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: false, SUBMISSION_RECEIVED: false },
-      pigeon: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: false, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false },
+      email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: false, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true },
+      pigeon: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: false, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: false },
     })
   })
 

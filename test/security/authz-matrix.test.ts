@@ -65,6 +65,8 @@ function expected(route: LiveRoute, caller: Caller): Outcome {
       return caller === 'teacherA' || caller === 'studentS1' ? 'ok' : 403
     case 'self':
       return caller === 'studentS1' ? 'ok' : 404
+    case 'author':
+      return caller === 'studentS1' ? 'ok' : caller === 'teacherA' ? 403 : 404
   }
 }
 
@@ -111,6 +113,13 @@ async function throwaway(param: string, route: LiveRoute): Promise<string> {
       await api.post(`${base}/roster`, { ...t, json: { emails: [email] } })
       const [row] = await w.sql<{ id: string }[]>`select id from course_invitations where course_id = ${A.course.id} and email = ${email}`
       return row!.id
+    }
+    case 'commentId': {
+      // A private comment of S1, straight in the database (posting is rate-limited per user).
+      const id = crypto.randomUUID()
+      await w.sql`insert into comments (id, course_id, task_id, student_id, author_id, content, created_at)
+                  values (${id}, ${A.course.id}, ${A.textTask.id}, ${A.student.id}, ${A.student.id}, '<p>temp</p>', now())`
+      return id
     }
     case 'sessionId': {
       // A second session of S1 (the session route's owner).
@@ -180,8 +189,10 @@ describe('the permission matrix on course A', () => {
     const writes = route.method !== 'GET'
     const before = writes ? await digestOfA() : ''
     let checked = !writes
-    // Sequential, the permitted callers last: a refused DELETE must leave the row for teacher A.
-    for (const caller of CALLERS) {
+    // Sequential, the permitted callers last: a refused DELETE must leave the row for teacher A
+    // (or for S1, on a route only S1 may call).
+    const permittedLast = [...CALLERS].sort((a, b) => Number(expected(route, a) === 'ok') - Number(expected(route, b) === 'ok'))
+    for (const caller of permittedLast) {
       const want = expected(route, caller)
       if (want === 'skip') continue
       if (want === 'ok' && !checked) {
@@ -232,7 +243,7 @@ describe('the permission matrix with an invalid body in every cell', () => {
       for (const body of invalid(route)) {
         const token = await tokenFor(route, account[caller], w)
         const r = await send(api, route, pathFor(route, A), { ...body, token }, w)
-        const code = want === 403 ? 40300 : NOT_FOUND_CODE.notificationId
+        const code = want === 403 ? 40300 : (NOT_FOUND_CODE[route.params.at(-1) ?? ''] ?? NOT_FOUND_CODE.notificationId)
         if (r.status !== want || r.code !== code || r.data !== null) failures.push({ caller, want, body: body.json ?? 'form', ...brief(r) })
       }
     }
@@ -297,7 +308,7 @@ describe('ids of another kind (type confusion) → 404', () => {
   const withIds = ALL.filter((r) => r.params.some((p) => p !== 'courseId'))
 
   test.each(withIds.map((r) => [r.key, r] as const))('%s', async (_key, route) => {
-    const caller = ['student', 'owner', 'self'].includes(specOf(route).access) ? A.student : A.teacher
+    const caller = ['student', 'owner', 'self', 'author'].includes(specOf(route).access) ? A.student : A.teacher
     const failures: unknown[] = []
     for (const param of route.params.filter((p) => p !== 'courseId')) {
       // Course A's own id, and ids of other kinds of row in course A.

@@ -44,8 +44,9 @@ export function liveRoutes(app: { routes: { method: string; path: string }[] }, 
  *   student      a student of the course
  *   owner        the submitting student and the course's teacher
  *   self         the owner of the notification (anyone else: 404)
+ *   author       the author of a private comment (S1): the course's teacher 403, anyone else 404
  */
-export type Access = 'public' | 'user' | 'teacherRole' | 'studentRole' | 'member' | 'teacher' | 'student' | 'owner' | 'self'
+export type Access = 'public' | 'user' | 'teacherRole' | 'studentRole' | 'member' | 'teacher' | 'student' | 'owner' | 'self' | 'author'
 
 export interface RouteSpec {
   access: Access
@@ -84,6 +85,11 @@ async function linkFor(sql: Sql, purpose: 'VERIFY_EMAIL' | 'RESET_PASSWORD') {
   await sql`insert into users (id, username, email, password_hash, display_name, role, created_at)
             values (${id}, ${username}, ${`${username}@example.test`}, 'x', ${username}, 'STUDENT', now())`
   return sql.begin((tx) => issueLink(tx, { userId: id, purpose, email: `${username}@example.test`, ttlSeconds: 3600, now: new Date() }))
+}
+
+async function commentBody(w: World) {
+  await w.sql`delete from rate_limits where key like 'comments:%'`
+  return { content: '<p>A question</p>' }
 }
 
 const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString()
@@ -198,6 +204,26 @@ export const ROUTES: Record<string, RouteSpec> = {
     rich: ['content'],
   },
   'DELETE /courses/:courseId/announcements/:announcementId': { access: 'teacher', ok: 200 },
+
+  // Comments (issue 53). Posting is limited per user and minute: each valid body starts the windows again.
+  'GET /courses/:courseId/announcements/:announcementId/comments': { access: 'member', ok: 200 },
+  'POST /courses/:courseId/announcements/:announcementId/comments': { access: 'member', ok: 201, json: (_s, w) => commentBody(w), rich: ['content'] },
+  'GET /courses/:courseId/learning/tasks/:taskId/comments': { access: 'member', ok: 200 },
+  'POST /courses/:courseId/learning/tasks/:taskId/comments': { access: 'member', ok: 201, json: (_s, w) => commentBody(w), rich: ['content'] },
+  // The private thread of the side's student: that student and the course's teacher.
+  'GET /courses/:courseId/learning/tasks/:taskId/students/:studentId/comments': { access: 'owner', ok: 200 },
+  'POST /courses/:courseId/learning/tasks/:taskId/students/:studentId/comments': { access: 'owner', ok: 201, json: (_s, w) => commentBody(w), rich: ['content'] },
+  // The side's student's private comment: edited within its 15 minutes (restarted each call).
+  'PATCH /comments/:commentId': {
+    access: 'author',
+    ok: 200,
+    json: async (s, w) => {
+      await w.sql`update comments set created_at = now() where id = ${s.comment.id}`
+      return { content: '<p>Edited</p>' }
+    },
+    rich: ['content'],
+  },
+  'DELETE /comments/:commentId': { access: 'author', ok: 200 },
 
   // Workspace
   'GET /courses/:courseId/workspace/modules': { access: 'member', ok: 200 },
@@ -347,6 +373,8 @@ export const NOT_FOUND_CODE: Record<string, number> = {
   userId: 40400,
   invitationId: 40400,
   sessionId: 40400,
+  studentId: 40400,
+  commentId: 40410,
 }
 
 export function specOf(route: LiveRoute): RouteSpec {
@@ -383,6 +411,10 @@ export function idFor(route: LiveRoute, param: string, s: Side): string {
       return route.path.includes('/teachers/') ? s.teacher.id : s.student.id
     case 'invitationId':
       return s.invitation.id
+    case 'studentId':
+      return s.student.id
+    case 'commentId':
+      return s.comment.id
   }
   throw new Error(`no id for path parameter ${param} of ${route.key}`)
 }
@@ -409,6 +441,7 @@ export function authorisedCaller(route: LiveRoute, s: Side, w: World): Account |
     case 'student':
     case 'owner':
     case 'self':
+    case 'author':
       return s.student
   }
 }

@@ -28,6 +28,8 @@ export interface Side {
   notification: { id: string }
   /** A pending roster invitation of the course. */
   invitation: { id: string }
+  /** The student's private comment on the text task. */
+  comment: { id: string }
 }
 
 export interface World {
@@ -129,6 +131,8 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
   must(await api.post(`/courses/${course.id}/roster`, { ...tok, json: { emails: [`invitee-${label.toLowerCase()}-${course.id}@example.test`] } }), 200, 'roster')
   const invitations = await api.get(`/courses/${course.id}/roster/invitations`, tok)
   must(invitations, 200, 'invitations')
+  const comment = await api.post(`${base}/tasks/${text.data.id}/students/${student.id}/comments`, { ...st, json: { content: `<p>Question ${label}</p>` } })
+  must(comment, 201, 'comment')
 
   return {
     teacher,
@@ -146,6 +150,7 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
     experimentSubmission: { id: es.data.id },
     notification: { id: inbox.data.items[0].id },
     invitation: { id: invitations.data.items[0].id },
+    comment: { id: comment.data.id },
   }
 }
 

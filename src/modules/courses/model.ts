@@ -18,9 +18,10 @@ export const UpdateCourseBody = z
     description: Description.optional(),
     joiningOpen: z.boolean().optional(),
     archived: z.boolean().optional().meta({ description: 'true archives the course (read-only), false makes it active again.' }),
+    studentComments: z.boolean().optional().meta({ description: "false turns class comments off for the course's students (they still read them)." }),
   })
-  .refine((b) => b.title !== undefined || b.description !== undefined || b.joiningOpen !== undefined || b.archived !== undefined, {
-    message: 'send at least one of title, description, joiningOpen, archived',
+  .refine((b) => Object.values(b).some((v) => v !== undefined), {
+    message: 'send at least one of title, description, joiningOpen, archived, studentComments',
   })
 export type UpdateCourseBody = z.infer<typeof UpdateCourseBody>
 
@@ -45,6 +46,7 @@ export const Course = z
     joiningOpen: z.boolean().optional().meta({ description: "Only for the course's teacher. When false, the invite code is refused." }),
     myRole: CourseRole.meta({ description: "The caller's role in this course." }),
     archived: z.boolean().meta({ description: 'An archived course is read-only: every write in it answers 409 (40908).' }),
+    studentComments: z.boolean().meta({ description: 'Whether students may write class comments (under announcements and tasks); teachers always may.' }),
   })
   .meta({ id: 'Course' })
 

@@ -11,6 +11,7 @@ export interface CourseRow {
   invite_code: string
   joining_open: boolean
   archived: boolean
+  student_comments: boolean
   created_at: Date
   teacher_id: string
   teacher_username: string
@@ -50,7 +51,7 @@ const studentsOf = (sql: Db) => studentCountLateral(sql, sql`c.id`)
 
 export async function findCourse(sql: Db, courseId: string, viewerId: string) {
   const [row] = await sql<CourseRow[]>`
-    select c.id, c.title, c.description, c.invite_code, c.joining_open, c.archived, c.created_at,
+    select c.id, c.title, c.description, c.invite_code, c.joining_open, c.archived, c.student_comments, c.created_at,
            t.id as teacher_id, t.username as teacher_username, t.display_name as teacher_display_name,
            ${memberCount(sql)},
            exists (select 1 from course_teachers ct where ct.course_id = c.id and ct.user_id = ${viewerId}) as co_teacher
@@ -78,7 +79,7 @@ export async function listCoursesOf(sql: Db, user: { id: string; role: 'STUDENT'
             union all
             select course_id, added_at, true from course_teachers where user_id = ${user.id}`
   return sql<CourseRow[]>`
-    select c.id, c.title, c.description, c.invite_code, c.joining_open, c.archived, c.created_at,
+    select c.id, c.title, c.description, c.invite_code, c.joining_open, c.archived, c.student_comments, c.created_at,
            t.id as teacher_id, t.username as teacher_username, t.display_name as teacher_display_name,
            ${memberCount(sql)},
            mine.co_teacher
@@ -94,14 +95,15 @@ export async function listCoursesOf(sql: Db, user: { id: string; role: 'STUDENT'
 export async function updateCourse(
   sql: Db,
   courseId: string,
-  patch: { title?: string; description?: string; joiningOpen?: boolean; archived?: boolean },
+  patch: { title?: string; description?: string; joiningOpen?: boolean; archived?: boolean; studentComments?: boolean },
 ) {
   await sql`
     update courses
        set title = coalesce(${patch.title ?? null}::text, title),
            description = coalesce(${patch.description ?? null}::text, description),
            joining_open = coalesce(${patch.joiningOpen ?? null}::boolean, joining_open),
-           archived = coalesce(${patch.archived ?? null}::boolean, archived)
+           archived = coalesce(${patch.archived ?? null}::boolean, archived),
+           student_comments = coalesce(${patch.studentComments ?? null}::boolean, student_comments)
      where id = ${courseId}`
 }
 

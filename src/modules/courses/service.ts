@@ -29,6 +29,7 @@ export const toCourse = (r: q.CourseRow, viewerId: string) => {
     ...(isTeacher ? { inviteCode: r.invite_code, joiningOpen: r.joining_open } : {}),
     myRole: isTeacher ? ('TEACHER' as const) : ('STUDENT' as const),
     archived: r.archived,
+    studentComments: r.student_comments,
   }
 }
 export type Course = ReturnType<typeof toCourse>

@@ -59,7 +59,26 @@ export interface SubmittedParams {
   late: boolean
 }
 
-export type NotificationParams = ReminderParams | GradedParams | AnnouncementParams | SubmittedParams
+/** A comment (issue 53): COMMENT_REPLY in a class thread, PRIVATE_COMMENT in a student's private thread. */
+export interface CommentParams {
+  kind: 'COMMENT_REPLY' | 'PRIVATE_COMMENT'
+  /** Retracted with the comment when it is deleted. */
+  commentId: string
+  courseId: string
+  courseTitle: string | null
+  /** What the thread hangs under. */
+  on: 'ANNOUNCEMENT' | 'TASK'
+  /** The announcement's or task's id and title. */
+  targetId: string
+  targetTitle: string
+  /** The private thread's student. */
+  studentId?: string
+  /** The author's display name when they wrote it. */
+  author: string
+  excerpt: string
+}
+
+export type NotificationParams = ReminderParams | GradedParams | AnnouncementParams | SubmittedParams | CommentParams
 
 // Every type has its params (a type without them fails to compile here).
 type _EveryTypeHasParams = [NotificationType] extends [NotificationParams['kind']] ? true : never
@@ -109,6 +128,12 @@ function submitted(p: SubmittedParams, locale: Locale): RenderedText {
   return { title: renderText(locale, 'submittedTitle', v), content: renderText(locale, p.late ? 'submittedLateContent' : 'submittedContent', v) }
 }
 
+/** The comment's own words are not translated; the frame around them is. */
+function comment(p: CommentParams, locale: Locale): RenderedText {
+  const v = { author: p.author, title: p.targetTitle }
+  return { title: renderText(locale, p.kind === 'PRIVATE_COMMENT' ? 'privateCommentTitle' : 'commentReplyTitle', v), content: p.excerpt }
+}
+
 /** Announcements are the teacher's own words: the title and excerpt are not translated. */
 function announcement(p: AnnouncementParams): RenderedText {
   return { title: p.announcementTitle, content: p.excerpt }
@@ -134,6 +159,9 @@ export function renderNotification(
       return announcement(params)
     case 'SUBMISSION_RECEIVED':
       return submitted(params, locale)
+    case 'COMMENT_REPLY':
+    case 'PRIVATE_COMMENT':
+      return comment(params, locale)
     default:
       return stored
   }

@@ -10,6 +10,10 @@ export const NOTIFICATION_TYPES = {
   ANNOUNCEMENT: { email: false },
   /** To a course's teachers (owner and co-teachers), one per submission (issue 29.10); a class's worth of mail is opt-in. */
   SUBMISSION_RECEIVED: { email: false },
+  /** A class comment under something you wrote or commented on (issue 53): a busy thread's worth of mail is opt-in. */
+  COMMENT_REPLY: { email: false },
+  /** A private comment on a student's work, to that student or to the course's teachers. */
+  PRIVATE_COMMENT: { email: true },
 } as const satisfies Record<string, Record<string, boolean>>
 
 export type NotificationType = keyof typeof NOTIFICATION_TYPES

@@ -54,8 +54,13 @@ export function useLiveNotifications(): boolean {
           applyCounts(qc, JSON.parse((e as MessageEvent).data) as Counts)
         } catch {}
       })
-      source.addEventListener('notification', () => {
+      source.addEventListener('notification', (e) => {
         void qc.invalidateQueries({ queryKey: keys.notifications, refetchType: 'active', exact: false, predicate: (q) => q.queryKey[1] === 'list' })
+        // A comment notification: the threads on screen fetch what is new.
+        try {
+          const type = (JSON.parse((e as MessageEvent).data) as { type?: string }).type
+          if (type === 'COMMENT_REPLY' || type === 'PRIVATE_COMMENT') void qc.invalidateQueries({ queryKey: keys.comments, refetchType: 'active' })
+        } catch {}
       })
       source.onerror = () => {
         setConnected(false)

@@ -43,6 +43,9 @@ export const keys = {
   notifications: ['notifications'] as const,
   notificationPage: (p: { unreadOnly: boolean; page: number }) => ['notifications', 'list', p] as const,
   unreadCount: ['notifications', 'unread-count'] as const,
+  /** Every comment thread; one thread by its API path. */
+  comments: ['comments'] as const,
+  commentThread: (path: string) => ['comments', path] as const,
 }
 
 type Opts<T> = Omit<UseQueryOptions<T, Error, T, readonly unknown[]>, 'queryKey' | 'queryFn'>

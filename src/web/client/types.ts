@@ -4,6 +4,7 @@
 // strings. The export names are the ones the pages have always used.
 import type { z } from 'zod'
 import type * as announcements from '../../modules/announcements/model.ts'
+import type * as comments from '../../modules/comments/model.ts'
 import type * as auth from '../../modules/auth/model.ts'
 import type * as courses from '../../modules/courses/model.ts'
 import type * as experiments from '../../modules/experiments/model.ts'
@@ -37,6 +38,9 @@ export type Member = Out<typeof courses.Member>
 export type CourseRole = Out<typeof courses.CourseRole>
 
 export type Announcement = Out<typeof announcements.Announcement>
+
+export type Comment = Out<typeof comments.Comment>
+export type CommentPage = Out<typeof comments.CommentPage>
 
 export type ModuleKey = Out<typeof workspace.ModuleKeySchema>
 export type ModuleConfig = Out<typeof workspace.WorkspaceModule>

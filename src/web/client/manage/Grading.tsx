@@ -17,6 +17,7 @@ import { HandedInFiles } from '../ui/FilesPicker.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { Time, formatDateTime } from '../ui/time.tsx'
 import { allTasks } from '../workspace/sections.tsx'
+import { PrivateComments } from '../comments/Blocks.tsx'
 import { NS } from './messages.ts'
 import type { TabProps } from './types.ts'
 
@@ -122,10 +123,15 @@ function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
     <StudentStepper entries={steps} summary={t('grading.summary', counts)}>
       {(step) => {
         const current = byId.get(step.id)!
-        return current.attempts.length === 0 ? (
-          <Empty>{t('grading.nothingYet')}</Empty>
-        ) : (
-          <Attempts key={current.attempts[0]!.id} attempts={current.attempts} task={task} courseId={courseId} who={who(current.member)} />
+        return (
+          <div className="grading-with-comments">
+            {current.attempts.length === 0 ? (
+              <Empty>{t('grading.nothingYet')}</Empty>
+            ) : (
+              <Attempts key={current.attempts[0]!.id} attempts={current.attempts} task={task} courseId={courseId} who={who(current.member)} />
+            )}
+            <PrivateComments key={step.id} courseId={courseId} taskId={task.id} studentId={step.id} studentName={who(current.member)} isTeacher open />
+          </div>
         )
       }}
     </StudentStepper>

@@ -11,6 +11,7 @@ import type { TabProps } from './types.ts'
 import { useUnsavedChanges } from './useUnsavedChanges.ts'
 import { ArchivePanel, CopyPanel } from '../terms/Terms.tsx'
 import { ReadOnlyScope } from '../ui/readOnly.tsx'
+import { COMMENTS } from '../comments/messages.ts'
 
 /** Course settings: title and description, joining open or closed, a new invite code. */
 export function SettingsTab({ course }: TabProps) {
@@ -77,10 +78,24 @@ export function SettingsTab({ course }: TabProps) {
         </button>
         {rotate.isSuccess && <Success>{t('settings.rotated')}</Success>}
         {rotate.error != null && <ErrorNotice error={rotate.error} />}
+        <CommentsSetting course={course} onSaved={updated} />
         </ReadOnlyScope>
         <ArchivePanel course={course} />
       </div>
       <CopyPanel course={course} />
     </div>
+  )
+}
+
+/** The course's switch for students' class comments (issue 53). */
+function CommentsSetting({ course, onSaved }: { course: Course; onSaved: (c: Course) => void }) {
+  const { t } = useT(COMMENTS)
+  const toggle = useMutation({ mutationFn: (on: boolean) => api<Course>('PATCH', `/courses/${course.id}`, { studentComments: on }), onSuccess: onSaved })
+  return (
+    <>
+      <h3>{t('classHeading')}</h3>
+      <Checkbox label={t('settingLabel')} checked={course.studentComments} onChange={(on) => toggle.mutate(on)} hint={t('settingHint')} />
+      {toggle.error != null && <ErrorNotice error={toggle.error} />}
+    </>
   )
 }

@@ -13,13 +13,13 @@ import { AccountSection } from './account/AccountSection.tsx'
 
 const NS = defineMessages('settings', en, zh)
 
-type EmailType = 'HOMEWORK_REMINDER' | 'SUBMISSION_GRADED' | 'ANNOUNCEMENT' | 'SUBMISSION_RECEIVED'
+type EmailType = 'HOMEWORK_REMINDER' | 'SUBMISSION_GRADED' | 'ANNOUNCEMENT' | 'SUBMISSION_RECEIVED' | 'COMMENT_REPLY' | 'PRIVATE_COMMENT'
 interface Preferences {
   email: Record<EmailType, boolean>
 }
 
 const KEY = ['notification-preferences'] as const
-const TYPES: EmailType[] = ['HOMEWORK_REMINDER', 'SUBMISSION_GRADED', 'ANNOUNCEMENT', 'SUBMISSION_RECEIVED']
+const TYPES: EmailType[] = ['HOMEWORK_REMINDER', 'SUBMISSION_GRADED', 'ANNOUNCEMENT', 'SUBMISSION_RECEIVED', 'PRIVATE_COMMENT', 'COMMENT_REPLY']
 /** Only teachers (and admins, who may teach) receive these; a student is not offered the switch. */
 const TEACHING: EmailType[] = ['SUBMISSION_RECEIVED']
 

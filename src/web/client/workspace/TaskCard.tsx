@@ -4,7 +4,8 @@ import { Link } from 'react-router'
 import { api, API_BASE, ApiError, isStatus, upload } from '../api.ts'
 import { formatDateTime, formatRelative } from '../i18n/format.ts'
 import { translate, useT } from '../i18n/index.ts'
-import { keys, useResources, useTaskSubmissions } from '../queries.ts'
+import { ClassComments, PrivateComments } from '../comments/Blocks.tsx'
+import { keys, useMe, useResources, useTaskSubmissions } from '../queries.ts'
 import type { Answer, HomeworkStatus, LearningSubmission, Question, Task } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
 import { CopyButton } from '../ui/CopyButton.tsx'
@@ -52,6 +53,7 @@ export function TaskCard({ task, courseId, isTeacher, extraSummary }: { task: Ta
 /** `status`: the server's homework status, when known (it wins over this device's clock for "opens in"). */
 export function TaskBody({ task, courseId, isTeacher, status }: { task: Task; courseId: string; isTeacher: boolean; status?: HomeworkStatus }) {
   const { t } = useT(WORKSPACE)
+  const me = useMe()
   return (
     <div className="task-body">
       {task.taskKind === 'HOMEWORK' && (
@@ -70,6 +72,8 @@ export function TaskBody({ task, courseId, isTeacher, status }: { task: Task; co
       {task.taskType === 'MEDIA' && task.materialType === 'FILE' && task.resourceId && <TaskFile courseId={courseId} resourceId={task.resourceId} />}
       {isTeacher ? <TeacherTaskView task={task} courseId={courseId} /> : <StudentTaskView task={task} courseId={courseId} status={status} />}
       <TaskLink courseId={courseId} taskId={task.id} />
+      <ClassComments courseId={courseId} isTeacher={isTeacher} on={{ taskId: task.id }} />
+      {!isTeacher && me.data && <PrivateComments courseId={courseId} taskId={task.id} studentId={me.data.id} isTeacher={false} />}
     </div>
   )
 }

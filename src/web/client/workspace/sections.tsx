@@ -12,6 +12,7 @@ import { Failure, Loaded } from '../ui/Failure.tsx'
 import { FilePreview } from '../ui/FilePreview.tsx'
 import { TableWrap } from '../ui/form.tsx'
 import { Empty } from '../ui/Notice.tsx'
+import { ClassComments } from '../comments/Blocks.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { Skeleton } from '../ui/Skeleton.tsx'
 import { Countdown, formatBytes, formatScore, Time } from '../ui/time.tsx'
@@ -171,7 +172,7 @@ function NextUp({ course, enabled }: { course: Course; enabled: ModuleKey[] }) {
   )
 }
 
-export function AnnouncementsSection({ course }: SectionProps) {
+export function AnnouncementsSection({ course, isTeacher }: SectionProps) {
   const { t } = useT(WORKSPACE)
   const q = useAnnouncements(course.id)
   return (
@@ -189,6 +190,7 @@ export function AnnouncementsSection({ course }: SectionProps) {
                   {a.author?.displayName} · <Time iso={a.publishedAt ?? a.createdAt} />
                 </p>
                 <RichText html={a.content} />
+                <ClassComments courseId={course.id} isTeacher={isTeacher} on={{ announcementId: a.id }} />
               </li>
             ))}
           </ul>

@@ -17,5 +17,7 @@ export default {
     SUBMISSION_GRADED: 'Graded',
     ANNOUNCEMENT: 'Announcement',
     SUBMISSION_RECEIVED: 'New submission',
+    COMMENT_REPLY: 'Comment',
+    PRIVATE_COMMENT: 'Private comment',
   },
 }

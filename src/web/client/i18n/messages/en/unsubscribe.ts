@@ -13,5 +13,7 @@ export default {
     SUBMISSION_GRADED: 'grading notices',
     ANNOUNCEMENT: 'announcements',
     SUBMISSION_RECEIVED: 'new-submission notices',
+    PRIVATE_COMMENT: 'private comments',
+    COMMENT_REPLY: 'class comment notices',
   },
 }

@@ -20,6 +20,8 @@ const zh: Catalogue<typeof en> = {
     SUBMISSION_GRADED: '已批改',
     ANNOUNCEMENT: '公告',
     SUBMISSION_RECEIVED: '新的提交',
+    COMMENT_REPLY: '评论',
+    PRIVATE_COMMENT: '私密评论',
   },
 }
 export default zh

@@ -11,6 +11,8 @@ const zh: Catalogue<typeof en> = {
     SUBMISSION_GRADED: { label: '成绩', hint: '老师批改了你提交的作业时。' },
     ANNOUNCEMENT: { label: '公告', hint: '你所在课程发布的每一条公告。' },
     SUBMISSION_RECEIVED: { label: '新的提交', hint: '学生在你任教的课程中提交作业时（每次提交一条消息）。' },
+    PRIVATE_COMMENT: { label: '私密评论', hint: '关于你的作业（学生）或学生作业（教师）的私密评论。' },
+    COMMENT_REPLY: { label: '班级评论', hint: '你发布或评论过的内容下有新评论时。' },
   },
   saved: '已保存。',
   languageHeading: '语言',

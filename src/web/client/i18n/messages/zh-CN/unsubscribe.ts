@@ -16,6 +16,8 @@ const zh: Catalogue<typeof en> = {
     SUBMISSION_GRADED: '评分通知',
     ANNOUNCEMENT: '课程公告',
     SUBMISSION_RECEIVED: '新提交通知',
+    PRIVATE_COMMENT: '私密评论',
+    COMMENT_REPLY: '班级评论通知',
   },
 }
 export default zh
