@@ -43,6 +43,22 @@ describe('class comments', () => {
     expect(ids(await list(w.paths.task, w.student2.token))).toEqual([t.data.id])
   })
 
+  test('a draft or scheduled announcement has no thread for students (404 40409); its teachers comment on it', async () => {
+    for (const extra of [{ state: 'DRAFT' }, { state: 'SCHEDULED', publishAt: '2099-01-01T08:00:00.000Z' }]) {
+      const a = await w.api.post(`/courses/${w.course.id}/announcements`, { token: w.teacher.token, json: { title: 'Not yet', content: '<p>Soon</p>', ...extra } })
+      expect(a.status).toBe(201)
+      const path = `/courses/${w.course.id}/announcements/${a.data.id}/comments`
+      for (const r of [await list(path, w.student.token), await w.api.post(path, { token: w.student.token, json: { content: '<p>Seen it</p>' } })]) {
+        expect(r.status).toBe(404)
+        expect(r.code).toBe(40409)
+        expect(r.data).toBeNull()
+      }
+      const own = await w.api.post(path, { token: w.coTeacher.token, json: { content: '<p>Check the date</p>' } })
+      expect(own.status).toBe(201)
+      expect(ids(await list(path, w.teacher.token))).toEqual([own.data.id])
+    }
+  })
+
   test('content with nothing allowed left → 400; over 10,000 characters → 400; exactly 10,000 → 201', async () => {
     const empty = await w.api.post(w.paths.task, { token: w.student.token, json: { content: '<script>alert(1)</script>' } })
     expect(empty.status).toBe(400)

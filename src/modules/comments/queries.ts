@@ -95,10 +95,10 @@ export async function deleteComment(sql: Db, id: string) {
   await sql`delete from comments where id = ${id}`
 }
 
-/** The announcement of a course: its title and author; null when the course has none with this id. */
+/** The announcement of a course: its title, author and publishing state; null when the course has none with this id. */
 export async function findAnnouncement(sql: Db, courseId: string, id: string) {
-  const [row] = await sql<{ title: string; author_id: string }[]>`
-    select title, author_id from announcements where id = ${id} and course_id = ${courseId}`
+  const [row] = await sql<{ title: string; author_id: string; publish_state: string }[]>`
+    select title, author_id, publish_state from announcements where id = ${id} and course_id = ${courseId}`
   return row ?? null
 }
 

@@ -55,7 +55,8 @@ interface Subject {
 async function subjectOf(sql: Sql, course: CourseAccess, user: CurrentUser, t: q.Thread): Promise<Subject> {
   if (t.kind === 'ANNOUNCEMENT') {
     const a = await q.findAnnouncement(sql, course.id, t.announcementId)
-    if (!a) throw notFound('ANNOUNCEMENT_NOT_FOUND', 'This announcement does not exist in this course.')
+    // A draft or scheduled announcement does not exist for students yet, nor does its thread.
+    if (!a || (course.as === 'STUDENT' && a.publish_state !== 'PUBLISHED')) throw notFound('ANNOUNCEMENT_NOT_FOUND', 'This announcement does not exist in this course.')
     return { title: a.title }
   }
   const task = await q.findTask(sql, course.id, t.taskId)
