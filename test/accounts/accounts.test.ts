@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
-import { accountWorkSettled } from '../../src/modules/accounts/service.ts'
-import { sendDueEmails, smtpTransport, type Transport } from '../../src/modules/email/sender.ts'
-import { ManualClock, testApp, uniq, type CallOptions, type TestContext } from '../support/harness.ts'
+import { ManualClock, uniq, type CallOptions, type TestContext } from '../support/harness.ts'
 import { decodeQp, TestSmtp } from '../email/smtp.ts'
-import { freshIp, mailsTo, tokenIn } from './helpers.ts'
+import { freshIp, MAIL_PUBLIC_URL, mailApp, mailsTo, tokenIn } from './helpers.ts'
 
 /*
  * Accounts (issue 21) over HTTP against a real SMTP server: verification, every kind of bad
@@ -16,28 +14,16 @@ import { freshIp, mailsTo, tokenIn } from './helpers.ts'
 
 const T0 = new Date('2031-05-01T08:00:00.000Z')
 const clock = new ManualClock(T0)
-const PUBLIC_URL = 'https://learn.example.test'
+const PUBLIC_URL = MAIL_PUBLIC_URL
 const MINUTE = 60_000
+const mail = mailApp(clock)
 let ctx: TestContext
 let sql: Sql
 let smtp: TestSmtp
-let transport: Transport
 
-beforeAll(async () => {
-  smtp = await TestSmtp.start()
-  transport = smtpTransport(smtp.url)
-  ctx = await testApp({ clock, config: { smtpUrl: smtp.url, publicUrl: PUBLIC_URL, trustProxy: true } })
-  sql = ctx.deps.sql
-}, 30_000)
+beforeAll(() => void ({ ctx, sql, smtp } = mail))
 
-afterAll(async () => {
-  await smtp?.stop()
-})
-
-const send = async () => {
-  await accountWorkSettled()
-  return sendDueEmails(sql, transport, { publicUrl: PUBLIC_URL, mailFrom: 'Course Learning <no-reply@learn.example.test>', secret: ctx.deps.config.jwtSecret }, clock.now())
-}
+const send = mail.send
 
 /** A client at its own address (the per-address limits never mix tests). */
 function client(ip = freshIp()) {

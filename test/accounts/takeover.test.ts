@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { resetLink } from '../../src/cli/reset-link.ts'
 import type { Sql } from '../../src/db/connect.ts'
 import { accountWorkSettled } from '../../src/modules/accounts/service.ts'
-import { sendDueEmails, smtpTransport, type Transport } from '../../src/modules/email/sender.ts'
-import { ManualClock, testApp, uniq, type CallOptions, type TestContext } from '../support/harness.ts'
+import { ManualClock, uniq, type CallOptions, type TestContext } from '../support/harness.ts'
 import { TestSmtp } from '../email/smtp.ts'
-import { freshIp, mailsTo, tokenIn } from './helpers.ts'
+import { freshIp, mailApp, mailsTo, tokenIn } from './helpers.ts'
 
 /*
  * Issue 48, finding 1: someone who once knew the password asks for an address change to their
@@ -15,29 +14,15 @@ import { freshIp, mailsTo, tokenIn } from './helpers.ts'
  */
 
 const clock = new ManualClock('2031-07-01T08:00:00.000Z')
-const PUBLIC_URL = 'https://learn.example.test'
 const PASSWORD = 'correct horse battery'
+const mail = mailApp(clock)
 let ctx: TestContext
 let sql: Sql
 let smtp: TestSmtp
-let transport: Transport
 
-beforeAll(async () => {
-  smtp = await TestSmtp.start()
-  transport = smtpTransport(smtp.url)
-  ctx = await testApp({ clock, config: { smtpUrl: smtp.url, publicUrl: PUBLIC_URL, trustProxy: true } })
-  sql = ctx.deps.sql
-}, 30_000)
+beforeAll(() => void ({ ctx, sql, smtp } = mail))
 
-afterAll(async () => {
-  transport?.close?.()
-  await smtp?.stop()
-})
-
-const send = async () => {
-  await accountWorkSettled()
-  return sendDueEmails(sql, transport, { publicUrl: PUBLIC_URL, mailFrom: 'Course Learning <no-reply@learn.example.test>', secret: ctx.deps.config.jwtSecret }, clock.now())
-}
+const send = mail.send
 
 async function lastMailTo(address: string) {
   await send()

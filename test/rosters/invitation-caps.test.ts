@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
 import { defaultJobs } from '../../src/jobs.ts'
-import { accountWorkSettled } from '../../src/modules/accounts/service.ts'
-import { sendDueEmails, smtpTransport, type Transport } from '../../src/modules/email/sender.ts'
-import { mailsTo, tokenIn } from '../accounts/helpers.ts'
+import { mailApp, mailsTo, tokenIn } from '../accounts/helpers.ts'
 import { createCourse } from '../courses/world.ts'
 import { TestSmtp } from '../email/smtp.ts'
-import { ManualClock, signUp, testApp, uniq, type Account, type TestContext } from '../support/harness.ts'
+import { ManualClock, signUp, uniq, type Account, type TestContext } from '../support/harness.ts'
 
 /*
  * Issue 48, findings 3 and 4, over HTTP against a real SMTP server: a roster import enrols only
@@ -16,30 +14,16 @@ import { ManualClock, signUp, testApp, uniq, type Account, type TestContext } fr
  */
 
 const clock = new ManualClock('2031-09-01T08:00:00.000Z')
-const PUBLIC_URL = 'https://learn.example.test'
 const PER_DAY = 3
 const DAY = 86_400_000
+const mail = mailApp(clock, { invitationMailsPerDay: PER_DAY })
 let ctx: TestContext
 let sql: Sql
 let smtp: TestSmtp
-let transport: Transport
 
-beforeAll(async () => {
-  smtp = await TestSmtp.start()
-  transport = smtpTransport(smtp.url)
-  ctx = await testApp({ clock, config: { smtpUrl: smtp.url, publicUrl: PUBLIC_URL, trustProxy: true, invitationMailsPerDay: PER_DAY } })
-  sql = ctx.deps.sql
-}, 30_000)
+beforeAll(() => void ({ ctx, sql, smtp } = mail))
 
-afterAll(async () => {
-  transport?.close?.()
-  await smtp?.stop()
-})
-
-const send = async () => {
-  await accountWorkSettled()
-  return sendDueEmails(sql, transport, { publicUrl: PUBLIC_URL, mailFrom: 'Course Learning <no-reply@learn.example.test>', secret: ctx.deps.config.jwtSecret }, clock.now())
-}
+const send = mail.send
 const invitationMails = (address: string) => mailsTo(smtp, address).filter((m) => m.header('Subject')?.includes('invited'))
 const runInvitationJob = () => defaultJobs(ctx.deps).find((j) => j.name === 'roster-invitation-mail')!.run(clock.now())
 

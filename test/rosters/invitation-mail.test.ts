@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
-import { accountWorkSettled } from '../../src/modules/accounts/service.ts'
-import { sendDueEmails, smtpTransport, type Transport } from '../../src/modules/email/sender.ts'
-import { freshIp, mailsTo, tokenIn } from '../accounts/helpers.ts'
+import { freshIp, MAIL_PUBLIC_URL, mailApp, mailsTo, tokenIn } from '../accounts/helpers.ts'
 import { createCourse } from '../courses/world.ts'
 import { decodeQp, TestSmtp, type Received } from '../email/smtp.ts'
-import { ManualClock, signUp, testApp, uniq, type Account, type TestContext } from '../support/harness.ts'
+import { ManualClock, signUp, uniq, type Account, type TestContext } from '../support/harness.ts'
 
 /*
  * Issue 23: a roster import mails each address it newly invites (no account yet) once, through
@@ -14,34 +12,23 @@ import { ManualClock, signUp, testApp, uniq, type Account, type TestContext } fr
  */
 
 const clock = new ManualClock('2031-06-01T08:00:00.000Z')
-const PUBLIC_URL = 'https://learn.example.test'
+const PUBLIC_URL = MAIL_PUBLIC_URL
 const TITLE = 'Secret Course Title https://evil.example/phish'
 const TEACHER_NAME = 'Dr Evil Name'
+const mail = mailApp(clock)
 let ctx: TestContext
 let sql: Sql
 let smtp: TestSmtp
-let transport: Transport
 let owner: Account
 
 beforeAll(async () => {
-  smtp = await TestSmtp.start()
-  transport = smtpTransport(smtp.url)
-  ctx = await testApp({ clock, config: { smtpUrl: smtp.url, publicUrl: PUBLIC_URL, trustProxy: true } })
-  sql = ctx.deps.sql
+  ;({ ctx, sql, smtp } = mail)
   owner = await signUp(ctx.api, 'TEACHER', TEACHER_NAME)
   // A teacher's invitations are mailed once the teacher's own address is verified (invitation-caps.test.ts).
   await sql`update users set email_verified = true where id = ${owner.id}`
 }, 60_000)
 
-afterAll(async () => {
-  transport?.close?.()
-  await smtp?.stop()
-})
-
-const send = async () => {
-  await accountWorkSettled()
-  return sendDueEmails(sql, transport, { publicUrl: PUBLIC_URL, mailFrom: 'Course Learning <no-reply@learn.example.test>', secret: ctx.deps.config.jwtSecret }, clock.now())
-}
+const send = mail.send
 
 const body = (m: Received) => decodeQp(m.raw).split(/\r?\n\r?\n/).slice(1).join('\n\n')
 const importRoster = (courseId: string, emails: string[], headers: Record<string, string> = {}) =>
