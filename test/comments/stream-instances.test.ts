@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { SseReader } from '../notifications/sse.ts'
 import { signUp } from '../support/harness.ts'
-import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { twoInstances, type ServiceProcess } from '../support/processes.ts'
 
 /*
  * Two real service processes on one PostgreSQL database: a private comment written through B
@@ -10,21 +10,14 @@ import { scratchDatabase, startService, type ServiceProcess } from '../support/p
  * the comments' own.
  */
 describe.skipIf(!process.env.DATABASE_URL)('comment notifications on the live stream across two instances', () => {
-  let db: Awaited<ReturnType<typeof scratchDatabase>>
+  const two = twoInstances('cls_comments_sse', { JWT_SECRET: 'two-instances-secret-0123456789abcdef', REMINDER_SCAN_CRON: 'off', STREAM_HEARTBEAT_SECONDS: '1' })
   let a: ServiceProcess, b: ServiceProcess
   const readers: SseReader[] = []
-
-  beforeAll(async () => {
-    db = await scratchDatabase('cls_comments_sse')
-    const env = { DATABASE_URL: db.url, JWT_SECRET: 'two-instances-secret-0123456789abcdef', REMINDER_SCAN_CRON: 'off', STREAM_HEARTBEAT_SECONDS: '1' }
-    a = await startService({ env })
-    b = await startService({ env })
-  }, 90_000)
-
-  afterAll(async () => {
-    for (const r of readers) await r.close()
-    await Promise.all([a?.stop(), b?.stop()])
-    await db?.drop()
+  beforeAll(() => {
+    ;({ a, b } = two)
+    two.closers.push(async () => {
+      for (const r of readers) await r.close()
+    })
   })
 
   const stream = async (svc: ServiceProcess, token: string) => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { SseReader } from '../notifications/sse.ts'
 import { signUp } from '../support/harness.ts'
-import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { twoInstances, type ServiceProcess } from '../support/processes.ts'
 import { waitFor } from '../support/wait.ts'
 
 /*
@@ -10,21 +10,14 @@ import { waitFor } from '../support/wait.ts'
  * when streams close and when a process dies (its leases lapse after 3 heartbeats).
  */
 describe.skipIf(!process.env.DATABASE_URL)('stream cap across two instances (issue 27.3)', () => {
-  let db: Awaited<ReturnType<typeof scratchDatabase>>
+  const two = twoInstances('cls_cap', { JWT_SECRET: 'stream-cap-instances-0123456789abcdef', REMINDER_SCAN_CRON: 'off', STREAM_HEARTBEAT_SECONDS: '1' })
   let a: ServiceProcess, b: ServiceProcess
   const readers: SseReader[] = []
-
-  beforeAll(async () => {
-    db = await scratchDatabase('cls_cap')
-    const env = { DATABASE_URL: db.url, JWT_SECRET: 'stream-cap-instances-0123456789abcdef', REMINDER_SCAN_CRON: 'off', STREAM_HEARTBEAT_SECONDS: '1' }
-    a = await startService({ env })
-    b = await startService({ env })
-  }, 90_000)
-
-  afterAll(async () => {
-    for (const r of readers) await r.close()
-    await Promise.all([a?.stop(), b?.stop()])
-    await db?.drop()
+  beforeAll(() => {
+    ;({ a, b } = two)
+    two.closers.push(async () => {
+      for (const r of readers) await r.close()
+    })
   })
 
   const token = async (svc: ServiceProcess) => (await signUp(svc.api, 'STUDENT')).token

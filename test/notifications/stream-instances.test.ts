@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { twoInstances, type ServiceProcess } from '../support/processes.ts'
 import { signUp } from '../support/harness.ts'
 import { SseReader } from './sse.ts'
 
@@ -10,22 +10,14 @@ import { SseReader } from './sse.ts'
  * connection a deployment behind a transaction-mode pooler would give), B through its own pool.
  */
 describe.skipIf(!process.env.DATABASE_URL)('live stream across two instances', () => {
-  let db: Awaited<ReturnType<typeof scratchDatabase>>
+  const two = twoInstances('cls_sse', { JWT_SECRET: 'two-instances-secret-0123456789abcdef', REMINDER_SCAN_CRON: 'off', STREAM_HEARTBEAT_SECONDS: '1' }, (url) => ({ DATABASE_LISTEN_URL: url }))
   let a: ServiceProcess, b: ServiceProcess
   const readers: SseReader[] = []
-
-  beforeAll(async () => {
-    db = await scratchDatabase('cls_sse')
-    const env = { DATABASE_URL: db.url, JWT_SECRET: 'two-instances-secret-0123456789abcdef', REMINDER_SCAN_CRON: 'off', STREAM_HEARTBEAT_SECONDS: '1' }
-    // One after the other: the first runs the migrations.
-    a = await startService({ env: { ...env, DATABASE_LISTEN_URL: db.url } })
-    b = await startService({ env })
-  }, 90_000)
-
-  afterAll(async () => {
-    for (const r of readers) await r.close()
-    await Promise.all([a?.stop(), b?.stop()])
-    await db?.drop()
+  beforeAll(() => {
+    ;({ a, b } = two)
+    two.closers.push(async () => {
+      for (const r of readers) await r.close()
+    })
   })
 
   const call = (svc: ServiceProcess, method: string, path: string, token?: string, json?: unknown) => svc.api.call(method, path, { token, json })

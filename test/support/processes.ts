@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'bun:test'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -115,6 +116,36 @@ export async function passDatabase(prefix: string): Promise<PassDatabase> {
   if (!process.env.DATABASE_URL) return { env: {}, drop: async () => {} }
   const db = await scratchDatabase(prefix)
   return { env: { DATABASE_URL: db.url }, drop: () => db.drop() }
+}
+
+/** Two service processes on one scratch database; `a` and `b` are set once the file's first hook ran. */
+export interface TwoInstances {
+  a: ServiceProcess
+  b: ServiceProcess
+  url: string
+  /** Run after the file's tests, before the processes stop (open streams to close, say). */
+  closers: Array<() => Promise<void>>
+}
+
+/**
+ * Starts two instances for a test file (one after the other: the first runs the migrations) on a
+ * fresh database, and stops them and drops it after the file's tests. `envA(url)` goes to `a` only.
+ */
+export function twoInstances(prefix: string, env: Record<string, string>, envA: (url: string) => Record<string, string> = () => ({})): TwoInstances {
+  let db: Awaited<ReturnType<typeof scratchDatabase>> | undefined
+  const two = { closers: [] } as unknown as TwoInstances
+  beforeAll(async () => {
+    db = await scratchDatabase(prefix)
+    two.url = db.url
+    two.a = await startService({ env: { DATABASE_URL: db.url, ...env, ...envA(db.url) } })
+    two.b = await startService({ env: { DATABASE_URL: db.url, ...env } })
+  }, 90_000)
+  afterAll(async () => {
+    for (const close of two.closers) await close()
+    await Promise.all([two.a?.stop(), two.b?.stop()])
+    await db?.drop()
+  })
+  return two
 }
 
 /** A fresh database on the local PostgreSQL server for a multi-process test; dropped by `drop()`. */
