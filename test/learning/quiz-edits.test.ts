@@ -175,13 +175,13 @@ describe("a student's view of a sheet after the points dropped (issue 48)", () =
     expect(mine.status).toBe(200)
     const seen = mine.data.items[0]
     expect(seen.questionResults).toEqual([
-      { questionId: c.id, points: 2, earned: 2 },
-      { questionId: sa.id, points: 5, earned: 5 },
+      { questionId: c.id, points: 2, earned: 2, addedAfterSubmission: false },
+      { questionId: sa.id, points: 5, earned: 5, addedAfterSubmission: false },
     ])
     expect(seen.questionScores).toEqual([{ questionId: sa.id, score: 5 }])
     // The teacher still sees the stored 8, which the next grading names (issue 27.6).
     const stored = (await sheetsOf(quiz.id)).find((s) => s.id === sheet.id)
     expect(stored.questionScores).toEqual([{ questionId: sa.id, score: 8 }])
-    expect(stored.questionResults.find((r: any) => r.questionId === sa.id)).toEqual({ questionId: sa.id, points: 5, earned: 5 })
+    expect(stored.questionResults.find((r: any) => r.questionId === sa.id)).toEqual({ questionId: sa.id, points: 5, earned: 5, addedAfterSubmission: false })
   })
 })

@@ -44,7 +44,8 @@ describe.skipIf(!usingExternalDb())('roster races (real PostgreSQL)', () => {
     const point = await ctx.api.post(`/courses/${c.id}/learning/units/${unit.data.id}/points`, { token: owner.token, json: { title: 'P' } })
     const task = await ctx.api.post(`/courses/${c.id}/learning/points/${point.data.id}/tasks`, {
       token: owner.token,
-      json: { title: 'T', taskType: 'MEDIA', materialType: 'TEXT', content: '<p>x</p>' },
+      // Homework: reading material takes no answers (409 40909).
+      json: { title: 'T', taskKind: 'HOMEWORK', taskType: 'MEDIA', materialType: 'TEXT', content: '<p>x</p>', startAt: '2031-02-01T00:00:00.000Z', dueAt: '2031-04-01T00:00:00.000Z' },
     })
     expect(task.status).toBe(201)
     const outcomes = new Map<string, number>()

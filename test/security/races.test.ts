@@ -4,7 +4,7 @@ import { newId } from '../../src/lib/ids.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { testApp, testConfig, uniq, type Client, type Res } from '../support/harness.ts'
 import { startService, type ServiceProcess } from '../support/processes.ts'
-import { insertResource, textTask } from '../learning/helpers.ts'
+import { essayTask, insertResource } from '../learning/helpers.ts'
 
 /**
  * Issue 17, findings 3 and 4: deletes racing submissions, parallel deletes and parallel
@@ -51,7 +51,7 @@ describe.skipIf(!PG)('delete and submit races on PostgreSQL (issue 17)', async (
   const tree = async (withTask = true) => {
     const unit = ok(await api.post(`${base}/units`, { ...t, json: { title: 'U' } }), 201, 'unit')
     const point = ok(await api.post(`${base}/units/${unit.id}/points`, { ...t, json: { title: 'P' } }), 201, 'point')
-    const task = withTask ? ok(await api.post(`${base}/points/${point.id}/tasks`, { ...t, json: { title: 'T', ...textTask } }), 201, 'task') : null
+    const task = withTask ? ok(await api.post(`${base}/points/${point.id}/tasks`, { ...t, json: { title: 'T', ...essayTask } }), 201, 'task') : null
     return { unit, point, task }
   }
   const submitAll = (api: Client | Client[], taskId: string) =>

@@ -270,13 +270,15 @@ export const ROUTES: Record<string, RouteSpec> = {
   },
 
   // Learning submissions
+  // Sheets are handed in to the homework: reading material takes no answers (409 40909).
   'POST /courses/:courseId/learning/tasks/:taskId/submissions': {
     access: 'student',
     ok: 201,
+    ids: { taskId: (s) => s.homework.id },
     json: () => ({ content: '<p>My answer</p>' }),
     rich: ['content'],
   },
-  'GET /courses/:courseId/learning/tasks/:taskId/submissions': { access: 'member', ok: 200 },
+  'GET /courses/:courseId/learning/tasks/:taskId/submissions': { access: 'member', ok: 200, ids: { taskId: (s) => s.homework.id } },
   'PATCH /courses/:courseId/learning/submissions/:submissionId/grade': {
     access: 'teacher',
     ok: 200,

@@ -114,7 +114,8 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
 
   const st = { token: student.token }
   const [ls, es] = await Promise.all([
-    api.post(`${base}/tasks/${text.data.id}/submissions`, {
+    // Reading material takes no answers (409 40909): the sheet is handed in to the homework.
+    api.post(`${base}/tasks/${hw.data.id}/submissions`, {
       ...st,
       form: formOf({ content: `<p>My answer ${label}</p>`, files: new File([`page of ${label}`], 'page.jpg', { type: 'image/jpeg' }) }),
     }),

@@ -121,6 +121,10 @@ const en = {
     calendarNotFound: 'No calendar at this address. It may have been replaced by a new one.',
     courseStudentsOnly: 'Only students of this course can do this.',
     courseArchived: 'This course is archived and read-only. Its teacher can unarchive it to make changes.',
+    // announcement drafts and schedules, reading material (issue 56)
+    announcementPublishedStays: 'This announcement is published and its students were notified; it cannot become a draft or be scheduled again. Delete it to retract it.',
+    homeworkHandedInStays: 'Students have already handed in this homework, so it can no longer become reading material.',
+    taskTakesNoAnswers: 'This task is material to read or watch: it takes no answers. Homework and quizzes take answers.',
     formTooManyParts: 'The form has more than {{max}} parts.',
     fieldValueTooLong: '{{field}}: the value is too long',
     // drafts and retiring work, files of a submission (issue 29.7, 29.9)
@@ -166,6 +170,9 @@ const en = {
     privateNotHidden: 'private comments cannot be hidden',
     sendTitleOrDescription: 'send at least one of title, description',
     sendTitleOrContent: 'send title, content or both',
+    sendAnnouncementChange: 'send title, content, state or publishAt',
+    announcementPublishAtOnlyScheduled: 'only SCHEDULED announcements have a publish time',
+    requiredToSchedule: 'is required to schedule an announcement',
     sendExperimentChange: 'give at least one of title, description, dueAt',
     sendAnyChange: 'send at least one field to change',
     isoWithOffsetExample: 'must be an ISO-8601 date-time with an offset, e.g. 2026-12-01T23:59:00+08:00',

@@ -107,6 +107,10 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     calendarNotFound: '这个地址没有日历，它可能已被新的地址取代。',
     courseStudentsOnly: '只有本课程的学生可以进行此操作。',
     courseArchived: '本课程已归档，处于只读状态。课程教师可以取消归档后再修改。',
+    // announcement drafts and schedules, reading material (issue 56)
+    announcementPublishedStays: '该公告已发布，学生已收到通知，不能再改为草稿或重新定时。如需撤回，请删除它。',
+    homeworkHandedInStays: '已有学生提交了这份作业，因此不能再改为阅读材料。',
+    taskTakesNoAnswers: '此任务是供阅读或观看的材料，不接受作答。作业和测验才接受作答。',
     formTooManyParts: '表单包含的部分超过 {{max}} 个。',
     fieldValueTooLong: '{{field}}：内容过长',
     // 草稿与撤回发布、提交的多个文件（issue 29.7、29.9）
@@ -152,6 +156,9 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     privateNotHidden: '私密评论不能隐藏',
     sendTitleOrDescription: '请至少填写标题或简介中的一项',
     sendTitleOrContent: '请填写标题或内容（或两者）',
+    sendAnnouncementChange: '请填写标题、内容、状态或发布时间',
+    announcementPublishAtOnlyScheduled: '只有定时（SCHEDULED）公告才有发布时间',
+    requiredToSchedule: '定时发布公告时必须填写',
     sendExperimentChange: '请至少修改标题、说明、截止时间中的一项',
     sendAnyChange: '请至少修改一项',
     isoWithOffsetExample: '须为带时区的 ISO-8601 日期时间，例如 2026-12-01T23:59:00+08:00',
