@@ -83,6 +83,27 @@ export function bearerOrCookie(headers: Record<string, string | undefined>, cook
   return typeof cookieValue === 'string' && cookieValue ? cookieValue : null
 }
 
+/** The value of cookie `name` in a Cookie header (URI-decoded, as Elysia's cookie jar reads it), or null. */
+export function cookieValue(header: string | null, name: string): string | null {
+  if (!header) return null
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq === -1 || part.slice(0, eq).trim() !== name) continue
+    let value = part.slice(eq + 1).trim()
+    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1)
+    try {
+      return decodeURIComponent(value)
+    } catch {
+      return value
+    }
+  }
+  return null
+}
+
+/** The session token of a request: the Authorization header's bearer token, else the login cookie. */
+export const requestToken = (request: Request) =>
+  bearerOrCookie({ authorization: request.headers.get('authorization') ?? undefined }, cookieValue(request.headers.get('cookie'), SESSION_COOKIE))
+
 /**
  * The live session `sid` names and its user (one statement; also used by bench/bare.ts). The
  * same statement records the session's use, at most once a minute, so a session list can show
@@ -172,8 +193,7 @@ export function authPlugin(deps: Deps) {
   const courses = new WeakMap<Request, CourseAccess>()
   const comments = new WeakMap<Request, CommentAccess>()
 
-  async function authenticate(headers: Record<string, string | undefined>, cookieValue: unknown): Promise<Authenticated> {
-    const token = bearerOrCookie(headers, cookieValue)
+  async function authenticate(token: string | null): Promise<Authenticated> {
     if (!token) throw unauthenticated()
     // The token's `exp` is judged by the service's clock, like the session row it names (a
     // test's manual clock, the real time in production). HS256 only: a token signed with the
@@ -199,8 +219,10 @@ export function authPlugin(deps: Deps) {
         detail: authDetail,
         // Authenticate in `transform`, which runs before schema validation: an anonymous
         // request is a 401 whatever its body, and validation messages are only shown to users.
-        async transform({ request, headers, cookie }) {
-          const who = await authenticate(headers, cookie[SESSION_COOKIE]?.value)
+        // Reads the two headers itself: naming `headers` or `cookie` here would make Elysia
+        // build a header object and parse the cookies of every authenticated request (issue 55).
+        async transform({ request }) {
+          const who = await authenticate(requestToken(request))
           authenticated.set(request, who)
           rememberUserLocale(request, who.user.locale)
         },

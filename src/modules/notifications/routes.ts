@@ -50,7 +50,8 @@ function inboxRoutes(deps: Deps) {
   const hub = hubFor(deps)
   return new Elysia({ prefix: '/notifications', tags: ['Notifications'] })
     .use(authPlugin(deps))
-    .get('', async ({ user, query, headers }) => ok(await service.inbox(sql, user.id, query, headers['accept-language'], clock.now())), {
+    // `request.headers`, not `headers`: Elysia would build an object of every header (issue 55).
+    .get('', async ({ user, query, request }) => ok(await service.inbox(sql, user.id, query, request.headers.get('accept-language') ?? undefined, clock.now())), {
       auth: true,
       query: InboxQuery,
       response: { 200: envelope(NotificationPage) },
