@@ -94,6 +94,17 @@ const EnvSchema = z
     SMTP_TIMEOUT_SECONDS: int(1, 600).default(30),
     // Live stream (reminders branch): a direct connection for LISTEN when DATABASE_URL goes
     // through a transaction-mode pooler; the heartbeat (also the session check) of open streams.
+    // Past one database server (issue 55): DATABASE_URL may go through a transaction-pooling
+    // PgBouncer; DATABASE_DIRECT_URL reaches PostgreSQL itself for what needs a session (LISTEN,
+    // session advisory locks, migrations). DATABASE_POOLED turns prepared statements off;
+    // default: on when DATABASE_DIRECT_URL is set.
+    DATABASE_DIRECT_URL: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'a postgres:// or postgresql:// URL'),
+    DATABASE_POOLED: bool.optional(),
     DATABASE_LISTEN_URL: z
       .string()
       .trim()
@@ -227,6 +238,10 @@ export interface Config {
   /** SMTP_TIMEOUT_SECONDS: no reply from the SMTP server for this long ends the attempt. */
   smtpTimeoutSeconds: number
   databaseListenUrl: string | undefined
+  /** DATABASE_DIRECT_URL: PostgreSQL itself, for LISTEN, session advisory locks and migrations (DATABASE_URL may be a pooler). */
+  databaseDirectUrl: string | undefined
+  /** DATABASE_POOLED: DATABASE_URL goes through a transaction-mode pooler (no prepared statements). */
+  databasePooled: boolean
   streamHeartbeatSeconds: number
   smtpUrl: string | undefined
   mailFrom: string
@@ -324,7 +339,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dbConnectTimeoutSeconds: e.DB_CONNECT_TIMEOUT_SECONDS,
     dbStartTimeoutSeconds: e.DB_START_TIMEOUT_SECONDS,
     smtpTimeoutSeconds: e.SMTP_TIMEOUT_SECONDS,
-    databaseListenUrl: e.DATABASE_LISTEN_URL,
+    // DATABASE_LISTEN_URL (older name of the LISTEN connection) still works; the direct URL wins.
+    databaseListenUrl: e.DATABASE_DIRECT_URL ?? e.DATABASE_LISTEN_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
+    databasePooled: e.DATABASE_POOLED ?? Boolean(e.DATABASE_DIRECT_URL),
     streamHeartbeatSeconds: e.STREAM_HEARTBEAT_SECONDS,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,

@@ -7,6 +7,12 @@ import type { FileStorage } from './storage/storage.ts'
 /** What the app needs from the outside world; built by server.ts or by the test harness. */
 export interface Deps {
   sql: Sql
+  /**
+   * PostgreSQL itself, for what needs a session (a session advisory lock held across
+   * statements): DATABASE_DIRECT_URL's pool when `sql` goes through a transaction-mode pooler
+   * (issue 55). Absent: `sql` is direct.
+   */
+  direct?: Sql
   /** The database's mode and size (embedded: one connection, no LISTEN). */
   db: DatabaseCapability
   config: Config & { jwtSecret: string }

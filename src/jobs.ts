@@ -107,7 +107,8 @@ export function maintenanceJob(deps: Deps): Job {
   return {
     name: 'db-maintenance',
     pattern: deps.config.dbMaintenanceCron,
-    run: () => maintainDatabase(deps.sql, deps.db),
+    // A session advisory lock and a session setting: on the direct connection when pooled.
+    run: () => maintainDatabase(deps.direct ?? deps.sql, deps.db),
   }
 }
 

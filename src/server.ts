@@ -66,6 +66,8 @@ try {
       embeddedTemplate: config.embeddedTemplateDir,
       poolMax: config.dbPoolMax,
       connectTimeoutSeconds: config.dbConnectTimeoutSeconds,
+      directUrl: config.databaseDirectUrl,
+      pooled: config.databasePooled,
     })
   db = config.databaseUrl
     ? await connect()
@@ -82,7 +84,8 @@ try {
   if (config.databaseUrl) {
     await waitForDatabase(db.sql, { host: databaseHost(config.databaseUrl), timeoutSeconds: config.dbStartTimeoutSeconds, log, isUnreachable: isConnectionError, onWait: answerWhileWaiting })
   }
-  applied = await migrate(db.sql)
+  // Migrations take an advisory lock and run DDL: on PostgreSQL itself, never through a pooler.
+  applied = await migrate(db.direct)
 } catch (e) {
   if (e instanceof DatabaseStartTimeout) {
     console.error(e.message)
@@ -104,6 +107,7 @@ try {
 const lifecycle: Lifecycle = { draining: false }
 const deps: Deps = {
   sql: db.sql,
+  ...(db.direct !== db.sql ? { direct: db.direct } : {}),
   db: db.capability,
   config: { ...config, jwtSecret },
   emailEnabled: Boolean(config.smtpUrl),

@@ -20,10 +20,17 @@ export type Fragment = postgres.PendingQuery<any>
 export interface DatabaseCapability {
   kind: 'embedded' | 'external'
   maxConnections: number
+  /** `sql` goes through a transaction-mode pooler (issue 55): no session state survives a statement. */
+  pooled?: boolean
 }
 
 export interface Database {
   sql: Sql
+  /**
+   * A connection to PostgreSQL itself for what needs a session (migrations, session advisory
+   * locks): DATABASE_DIRECT_URL's small pool when `sql` goes through a pooler, else `sql`.
+   */
+  direct: Sql
   kind: 'embedded' | 'external'
   capability: DatabaseCapability
   close(): Promise<void>
@@ -51,20 +58,38 @@ const common = {
  */
 export interface ConnectOptions {
   connectTimeoutSeconds?: number
+  /**
+   * `url` is a transaction-mode pooler (PgBouncer): prepared statements off (a named statement
+   * lives on one server connection, the next transaction may get another).
+   */
+  pooled?: boolean
+  /** PostgreSQL itself (DATABASE_DIRECT_URL): a pool of two for migrations and session locks. */
+  directUrl?: string
 }
 
 export const RECONNECT_BACKOFF_SECONDS = (attempt: number) => Math.min(0.25, 0.02 * 2 ** attempt)
 
 export async function connectExternal(url: string, max: number, opts: ConnectOptions = {}): Promise<Database> {
-  const sql = postgres(url, {
+  const options = {
     ...common,
-    max,
     idle_timeout: 30,
     max_lifetime: 600,
     connect_timeout: opts.connectTimeoutSeconds ?? 2,
     backoff: RECONNECT_BACKOFF_SECONDS,
-  })
-  return { sql, kind: 'external', capability: { kind: 'external', maxConnections: max }, close: () => sql.end({ timeout: 5 }) }
+  }
+  const pooled = opts.pooled ?? false
+  const sql = postgres(url, { ...options, max, prepare: !pooled })
+  const direct = opts.directUrl ? postgres(opts.directUrl, { ...options, max: 2, connection: { application_name: 'course-learning-service direct' } }) : sql
+  return {
+    sql,
+    direct,
+    kind: 'external',
+    capability: { kind: 'external', maxConnections: max, pooled },
+    close: async () => {
+      await sql.end({ timeout: 5 })
+      if (direct !== sql) await direct.end({ timeout: 5 })
+    },
+  }
 }
 
 const SOCKET_DIR_PREFIX = 'cls-pg-'
@@ -294,6 +319,7 @@ export async function connectEmbedded(dataDir: string | undefined, opts: { templ
   })
   return {
     sql,
+    direct: sql,
     kind: 'embedded',
     capability: { kind: 'embedded', maxConnections: 1 },
     dumpDataDir: () => db.dumpDataDir('gzip'),
@@ -309,8 +335,17 @@ export async function connectEmbedded(dataDir: string | undefined, opts: { templ
   }
 }
 
-export function connectDatabase(opts: { databaseUrl?: string; dataDir?: string; poolMax: number; connectTimeoutSeconds?: number; embeddedTemplate?: string }): Promise<Database> {
+export function connectDatabase(opts: {
+  databaseUrl?: string
+  dataDir?: string
+  poolMax: number
+  connectTimeoutSeconds?: number
+  embeddedTemplate?: string
+  /** DATABASE_DIRECT_URL and DATABASE_POOLED (issue 55). */
+  directUrl?: string
+  pooled?: boolean
+}): Promise<Database> {
   return opts.databaseUrl
-    ? connectExternal(opts.databaseUrl, opts.poolMax, { connectTimeoutSeconds: opts.connectTimeoutSeconds })
+    ? connectExternal(opts.databaseUrl, opts.poolMax, { connectTimeoutSeconds: opts.connectTimeoutSeconds, directUrl: opts.directUrl, pooled: opts.pooled })
     : connectEmbedded(opts.dataDir, { template: opts.embeddedTemplate })
 }

@@ -131,14 +131,20 @@ export interface TwoInstances {
  * Starts two instances for a test file (one after the other: the first runs the migrations) on a
  * fresh database, and stops them and drops it after the file's tests. `envA(url)` goes to `a` only.
  */
-export function twoInstances(prefix: string, env: Record<string, string>, envA: (url: string) => Record<string, string> = () => ({})): TwoInstances {
+export function twoInstances(
+  prefix: string,
+  env: Record<string, string>,
+  envA: (url: string) => Record<string, string> = () => ({}),
+  /** For both, given the scratch database's URL (a pooler in front of it, say). */
+  envBoth: (url: string) => Record<string, string> = () => ({}),
+): TwoInstances {
   let db: Awaited<ReturnType<typeof scratchDatabase>> | undefined
   const two = { closers: [] } as unknown as TwoInstances
   beforeAll(async () => {
     db = await scratchDatabase(prefix)
     two.url = db.url
-    two.a = await startService({ env: { DATABASE_URL: db.url, ...env, ...envA(db.url) } })
-    two.b = await startService({ env: { DATABASE_URL: db.url, ...env } })
+    two.a = await startService({ env: { DATABASE_URL: db.url, ...env, ...envBoth(db.url), ...envA(db.url) } })
+    two.b = await startService({ env: { DATABASE_URL: db.url, ...env, ...envBoth(db.url) } })
   }, 90_000)
   afterAll(async () => {
     for (const close of two.closers) await close()
