@@ -11,7 +11,8 @@
  * hooks, validation of the query and the response, plumbing headers).
  *
  * Environment: DATABASE_URL, BENCH_CLOCK_OFFSET_MS (the app's clock = now + offset: the
- * dataset's anchor), BENCH_POOL (default 10), BENCH_JWT_SECRET.
+ * dataset's anchor), BENCH_POOL (default 10), BENCH_JWT_SECRET, BENCH_POOLED and
+ * BENCH_DIRECT_URL (through a pooler: bench/pooler.ts).
  */
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -44,7 +45,8 @@ const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/cls_
 const offset = Number(process.env.BENCH_CLOCK_OFFSET_MS ?? 0)
 const poolMax = Number(process.env.BENCH_POOL ?? 10)
 const clock: Clock = { now: () => new Date(Date.now() + offset) }
-const db = await connectExternal(url, poolMax)
+// BENCH_POOLED=1: DATABASE_URL is a transaction-mode pooler (bench/pooler.ts), BENCH_DIRECT_URL PostgreSQL itself.
+const db = await connectExternal(url, poolMax, { pooled: process.env.BENCH_POOLED === '1', directUrl: process.env.BENCH_DIRECT_URL || undefined })
 const sql = db.sql
 const secret = process.env.BENCH_JWT_SECRET ?? BENCH_JWT_SECRET
 
