@@ -4,7 +4,8 @@
  * of students in a 30-student course), with DATABASE_URL straight to PostgreSQL and then through
  * a transaction-mode PgBouncer (Debian's, test/support/pgbouncer.ts; PROBE_SERVER_POOL server
  * connections, default 10, for both processes). Printed: req/s of both together, the ratio
- * pooled / direct, and the most server connections the database had open during the load
+ * pooled / direct (and of a third mode, straight to PostgreSQL with prepared statements off as
+ * when pooled: what the pooler itself costs), and the most server connections the database had open during the load
  * (pg_stat_activity, sampled every 200 ms).
  *
  *   bun bench/pooler.ts    (PROBE_DB, PROBE_RUNS default 2, PROBE_SECONDS default 6, PROBE_SERVER_POOL)
@@ -84,14 +85,16 @@ async function withConnections<T>(f: () => Promise<T>) {
 
 const modes = {
   direct: { DATABASE_URL },
+  // Straight to PostgreSQL but with prepared statements off, as pooled: what the pooler itself costs.
+  unprepared: { DATABASE_URL, BENCH_POOLED: '1' },
   pooled: { DATABASE_URL: pg.through(DATABASE_URL), BENCH_POOLED: '1', BENCH_DIRECT_URL: DATABASE_URL },
 }
 type Mode = keyof typeof modes
-const results: Record<Mode, { rps: number[]; peak: number; errors: number }> = { direct: { rps: [], peak: 0, errors: 0 }, pooled: { rps: [], peak: 0, errors: 0 } }
+const results = Object.fromEntries(Object.keys(modes).map((m) => [m, { rps: [] as number[], peak: 0, errors: 0 }])) as Record<Mode, { rps: number[]; peak: number; errors: number }>
 let tokens: string[] = []
 try {
   for (let i = 0; i < runs; i++) {
-    for (const mode of (i % 2 ? ['pooled', 'direct'] : ['direct', 'pooled']) as Mode[]) {
+    for (const mode of (i % 2 ? ['pooled', 'unprepared', 'direct'] : ['direct', 'unprepared', 'pooled']) as Mode[]) {
       const [s1, s2] = [await start(modes[mode]), await start(modes[mode])]
       try {
         if (!tokens.length) {
@@ -119,7 +122,8 @@ try {
     }
   }
   const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length
-  const [d, p] = [mean(results.direct.rps), mean(results.pooled.rps)]
+  const [d, p, u] = [mean(results.direct.rps), mean(results.pooled.rps), mean(results.unprepared.rps)]
+  console.log(`prepared statements off, straight to PostgreSQL: ${u.toFixed(0)} req/s (${(u / d).toFixed(2)} of direct), up to ${results.unprepared.peak} server connections`)
   console.log(
     `2 instances x 100 clients: direct ${d.toFixed(0)} req/s with up to ${results.direct.peak} server connections; ` +
       `through PgBouncer (transaction mode, pool ${serverPool}) ${p.toFixed(0)} req/s with up to ${results.pooled.peak}; ratio ${(p / d).toFixed(2)}; ` +
