@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { httpClient, type Client } from './client.ts'
+import { startPgBouncer, type PgBouncer } from './pgbouncer.ts'
 import { waitFor } from './wait.ts'
 
 /**
@@ -140,15 +141,21 @@ export function twoInstances(
 ): TwoInstances {
   let db: Awaited<ReturnType<typeof scratchDatabase>> | undefined
   const two = { closers: [] } as unknown as TwoInstances
+  // TEST_THROUGH_POOLER=1: both through a transaction-mode PgBouncer of 3 server connections,
+  // with DATABASE_DIRECT_URL to the server (issue 55; test/scaling/pooler.test.ts always does).
+  let pooler: PgBouncer | undefined
   beforeAll(async () => {
     db = await scratchDatabase(prefix)
     two.url = db.url
-    two.a = await startService({ env: { DATABASE_URL: db.url, ...env, ...envBoth(db.url), ...envA(db.url) } })
-    two.b = await startService({ env: { DATABASE_URL: db.url, ...env, ...envBoth(db.url) } })
+    if (process.env.TEST_THROUGH_POOLER === '1') pooler = await startPgBouncer({ serverPoolSize: 3 })
+    const viaPooler = pooler ? { DATABASE_URL: pooler.through(db.url), DATABASE_DIRECT_URL: db.url } : {}
+    two.a = await startService({ env: { DATABASE_URL: db.url, ...env, ...viaPooler, ...envBoth(db.url), ...envA(db.url) } })
+    two.b = await startService({ env: { DATABASE_URL: db.url, ...env, ...viaPooler, ...envBoth(db.url) } })
   }, 90_000)
   afterAll(async () => {
     for (const close of two.closers) await close()
     await Promise.all([two.a?.stop(), two.b?.stop()])
+    await pooler?.stop()
     await db?.drop()
   })
   return two
