@@ -88,6 +88,8 @@ describe('a channel added in a test', () => {
     expect(body.data).toEqual({
       email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: false, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true },
       pigeon: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: false, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: false },
+      // Not a channel: hand-ins as one digest per task (issue 54).
+      handInDigest: true,
     })
   })
 
