@@ -200,3 +200,22 @@ describe('copied with the course', () => {
     expect(labs.data[0].rubric.criteria.map((c: any) => c.title)).toEqual(['Method', 'Report'])
   })
 })
+
+describe('in the grades CSV', () => {
+  test('one column per criterion of each rubric, after every earlier column: the points of the level the newest sheet got', async () => {
+    const sheet = await hand(essay.id, { content: '<p>bob</p>' }, w.student2.token)
+    expect((await grade(sheet.id, { rubric: pick(rubric.criteria, [1, 0]) })).status).toBe(200)
+    const r = await w.api.get(`/courses/${w.course.id}/grades/overview.csv`, { token: w.teacher.token })
+    expect(r.status).toBe(200)
+    const lines = String(r.body).replace(/^\uFEFF/, '').trim().split('\r\n').map((l) => l.split(','))
+    const header = lines[0]!
+    const at = header.indexOf('Essay 3: Argument (rubric)')
+    expect(at).toBeGreaterThan(header.findLastIndex((h) => h.endsWith(': status')))
+    expect(header[at + 1]).toBe('Essay 3: Style (rubric)')
+    const bob = lines.find((l) => l[1] === w.student2.username)!
+    expect([bob[at], bob[at + 1]]).toEqual(['6', '1'])
+    // Alice's newest Essay 3 sheet is not graded yet: empty cells.
+    const alice = lines.find((l) => l[1] === w.student.username)!
+    expect([alice[at], alice[at + 1]]).toEqual(['', ''])
+  })
+})
