@@ -293,6 +293,10 @@ export const ROUTES: Record<string, RouteSpec> = {
     ids: { taskId: (s) => s.homework.id },
     json: () => ({ rubric: { criteria: [{ title: 'Argument', description: 'Claims backed', levels: [{ title: 'Weak', points: 0 }, { title: 'Strong', points: 4 }] }] } }),
   },
+  'GET /courses/:courseId/analytics/tasks/:taskId/scores': { access: 'teacher', ok: 200, ids: { taskId: (s) => s.homework.id } },
+  'GET /courses/:courseId/analytics/tasks/:taskId/timeline': { access: 'teacher', ok: 200, ids: { taskId: (s) => s.homework.id } },
+  'GET /courses/:courseId/analytics/tasks/:taskId/questions': { access: 'teacher', ok: 200, ids: { taskId: (s) => s.homework.id } },
+  'GET /courses/:courseId/analytics/totals': { access: 'teacher', ok: 200 },
   // A file handed in with an answer sheet (issue 29.7): the world's sheet carries one.
   'GET /courses/:courseId/learning/submissions/:submissionId/file': { access: 'owner', ok: 200 },
   'GET /courses/:courseId/learning/overview': { access: 'member', ok: 200 },
