@@ -108,7 +108,7 @@ const en = {
     commentsRateLimited: 'At most {{max}} comments a minute. Try again in a moment.',
     commentHideTeachersOnly: "Only the course's teachers can hide comments.",
     // grading (issue 54)
-    gradesHeldTask: 'Grades of this task are waiting for release. Release them before switching it to automatic release.',
+    gradesHeld: 'Grades here are waiting for release. Release them before switching to automatic release.',
     commentEditAuthorOnly: 'Only its author can edit a comment.',
     commentEditClosed: 'A comment can be edited only within 15 minutes of writing it.',
     commentChangeOwnOnly: 'You can change only your own comments.',

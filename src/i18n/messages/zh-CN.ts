@@ -93,7 +93,7 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     privateThreadOfAnother: '这是另一位学生的私密评论。',
     commentsRateLimited: '每分钟最多发表 {{max}} 条评论，请稍后再试。',
     commentHideTeachersOnly: '只有本课程的教师可以隐藏评论。',
-    gradesHeldTask: '该任务有成绩尚未发布。请先发布成绩，再改为自动发布。',
+    gradesHeld: '这里有成绩尚未发布。请先发布成绩，再改为自动发布。',
     commentEditAuthorOnly: '只有评论的作者可以编辑它。',
     commentEditClosed: '评论只能在发表后 15 分钟内编辑。',
     commentChangeOwnOnly: '你只能修改或删除自己的评论。',

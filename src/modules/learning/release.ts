@@ -16,7 +16,7 @@ import { releaseHeld } from './submission-queries.ts'
  */
 
 export const gradesHeld = () =>
-  new AppError('GRADES_HELD', 'Grades of this task are waiting for release. Release them before switching it to automatic release.')
+  new AppError('GRADES_HELD', 'Grades here are waiting for release. Release them before switching to automatic release.')
 
 export interface Released {
   /** Sheets whose grade was released. */
