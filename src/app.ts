@@ -15,6 +15,7 @@ import { CHANNELS } from './channels.ts'
 import { emailRoutes } from './modules/email/routes.ts'
 import { experimentRoutes } from './modules/experiments/routes.ts'
 import { gradeRoutes } from './modules/grades/routes.ts'
+import { analyticsRoutes } from './modules/analytics/routes.ts'
 import { healthRoutes } from './modules/health/routes.ts'
 import { homeworkRoutes } from './modules/homework/routes.ts'
 import { learningRoutes } from './modules/learning/routes.ts'
@@ -45,6 +46,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
     .use(experimentRoutes(deps))
     .use(resourceRoutes(deps))
     .use(gradeRoutes(deps))
+    .use(analyticsRoutes(deps))
     .use(calendarRoutes(deps))
     .use(termRoutes(deps))
 }

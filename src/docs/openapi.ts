@@ -67,6 +67,7 @@ const DOCUMENTATION = {
     { name: 'Experiments', description: 'Experiments, file submissions and grading' },
     { name: 'Resources', description: 'Course resources and file downloads' },
     { name: 'Grades', description: 'Per-student grade overview and CSV export' },
+    { name: 'Analytics', description: 'Charts for teachers: score distribution, hand-in timeline, per-question share correct, totals (issue 54)' },
   ],
   components: {
     securitySchemes: {

@@ -64,16 +64,16 @@ describe('GET/PUT /me/notification-preferences', () => {
   test('defaults: reminders and gradings on, announcements off', async () => {
     const r = await ctx.api.get('/me/notification-preferences', { token: student.token })
     expect(r.status).toBe(200)
-    expect(r.data).toEqual({ email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: false, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true } })
+    expect(r.data).toEqual({ email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: false, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true }, handInDigest: true })
   }, 30_000)
 
   test('PUT any subset → the whole object; unknown keys → 400; no login → 401', async () => {
     const u = await verified(await signUp(ctx.api))
     const r = await ctx.api.put('/me/notification-preferences', { token: u.token, json: { email: { ANNOUNCEMENT: true } } })
     expect(r.status).toBe(200)
-    expect(r.data).toEqual({ email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true } })
+    expect(r.data).toEqual({ email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true }, handInDigest: true })
     const r2 = await ctx.api.put('/me/notification-preferences', { token: u.token, json: { email: { HOMEWORK_REMINDER: false } } })
-    expect(r2.data).toEqual({ email: { HOMEWORK_REMINDER: false, SUBMISSION_GRADED: true, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true } })
+    expect(r2.data).toEqual({ email: { HOMEWORK_REMINDER: false, SUBMISSION_GRADED: true, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true }, handInDigest: true })
     for (const json of [{ email: { SMS: true } }, { push: {} }, { email: { ANNOUNCEMENT: 'yes' } }]) {
       const bad = await ctx.api.put('/me/notification-preferences', { token: u.token, json })
       expect(bad.status).toBe(400)

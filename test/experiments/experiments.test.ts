@@ -34,6 +34,8 @@ describe('POST /courses/{courseId}/experiments', () => {
       dueAt: '2026-12-01T15:59:00.000Z',
       createdAt: '2026-11-22T08:00:00.000Z',
       updatedAt: null,
+      gradeRelease: 'AUTOMATIC',
+      rubric: null,
     })
   })
 

@@ -51,6 +51,7 @@ describe('POST /experiments/{experimentId}/submissions', () => {
       score: null,
       feedback: null,
       gradedAt: null,
+      rubricChoices: [],
       fileUrl: `/api/v1/submissions/${res.data.id}/file`,
       files: [{ position: 1, fileName: UNICODE_NAME, fileSize: REPORT.length, contentType: 'application/pdf', fileUrl: `/api/v1/submissions/${res.data.id}/file` }],
     })

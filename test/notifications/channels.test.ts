@@ -84,10 +84,12 @@ describe('a channel added in a test', () => {
     const app = new Elysia({ prefix: '/api/v1' }).use(notificationRoutes(ctx.deps, [...CHANNELS, pigeon]))
     const res = await app.handle(new Request('http://localhost/api/v1/me/notification-preferences', { headers: { authorization: `Bearer ${keen.token}` } }))
     expect(res.status).toBe(200)
-    const body = (await res.json()) as { data: Record<string, Record<string, boolean>> }
+    const body = (await res.json()) as { data: Record<string, unknown> }
     expect(body.data).toEqual({
       email: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: true, ANNOUNCEMENT: false, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: true },
       pigeon: { HOMEWORK_REMINDER: true, SUBMISSION_GRADED: false, ANNOUNCEMENT: true, SUBMISSION_RECEIVED: false, COMMENT_REPLY: false, PRIVATE_COMMENT: false },
+      // Not a channel: hand-ins as one digest per task (issue 54).
+      handInDigest: true,
     })
   })
 

@@ -6,6 +6,8 @@ import { choice, createTask, pointIn, essayTask, textTask, world, type World } f
  * Issue 29.10: a course's teachers (its owner and its co-teachers) are told of every submission,
  * one notification per sheet, written with the sheet; the e-mail copy follows the
  * SUBMISSION_RECEIVED preference (off by default). Students and outsiders are never told.
+ * One notification per sheet is what a teacher who turned the hand-in digest off gets (issue
+ * 54; the digest itself: test/notifications/digest.test.ts): both teachers here turn it off.
  */
 
 const T0 = new Date('2031-05-01T08:00:00.000Z')
@@ -21,6 +23,10 @@ beforeAll(async () => {
   expect(added.status).toBe(201)
   await w.deps.sql`update users set email_verified = true where id in ${w.deps.sql([w.teacher.id, coTeacher.id, w.student.id])}`
   await w.deps.sql`update users set locale = 'zh-CN' where id = ${coTeacher.id}`
+  for (const t of [w.teacher, coTeacher]) {
+    const off = await w.api.put('/me/notification-preferences', { token: t.token, json: { handInDigest: false } })
+    expect([off.status, off.data.handInDigest]).toEqual([200, false])
+  }
   const pointId = (await pointIn(w)).point.id
   quiz = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Quiz one', taskType: 'QUIZ', questions: [choice('SINGLE_CHOICE', [0])] })
   essay = await createTask(w.api, w.base, w.teacher, pointId, { title: 'Essay', ...essayTask })

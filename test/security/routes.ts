@@ -285,6 +285,18 @@ export const ROUTES: Record<string, RouteSpec> = {
     json: () => ({ score: 90, feedback: '<p>Good</p>' }),
     rich: ['feedback'],
   },
+  // Grading teachers expect (issue 54): release and rubrics.
+  'POST /courses/:courseId/learning/tasks/:taskId/release': { access: 'teacher', ok: 200, ids: { taskId: (s) => s.homework.id } },
+  'PUT /courses/:courseId/learning/tasks/:taskId/rubric': {
+    access: 'teacher',
+    ok: 200,
+    ids: { taskId: (s) => s.homework.id },
+    json: () => ({ rubric: { criteria: [{ title: 'Argument', description: 'Claims backed', levels: [{ title: 'Weak', points: 0 }, { title: 'Strong', points: 4 }] }] } }),
+  },
+  'GET /courses/:courseId/analytics/tasks/:taskId/scores': { access: 'teacher', ok: 200, ids: { taskId: (s) => s.homework.id } },
+  'GET /courses/:courseId/analytics/tasks/:taskId/timeline': { access: 'teacher', ok: 200, ids: { taskId: (s) => s.homework.id } },
+  'GET /courses/:courseId/analytics/tasks/:taskId/questions': { access: 'teacher', ok: 200, ids: { taskId: (s) => s.homework.id } },
+  'GET /courses/:courseId/analytics/totals': { access: 'teacher', ok: 200 },
   // A file handed in with an answer sheet (issue 29.7): the world's sheet carries one.
   'GET /courses/:courseId/learning/submissions/:submissionId/file': { access: 'owner', ok: 200 },
   'GET /courses/:courseId/learning/overview': { access: 'member', ok: 200 },
@@ -343,6 +355,12 @@ export const ROUTES: Record<string, RouteSpec> = {
     ok: 200,
     json: () => ({ score: 80, feedback: '<p>Fine</p>' }),
     rich: ['feedback'],
+  },
+  'POST /experiments/:experimentId/release': { access: 'teacher', ok: 200 },
+  'PUT /courses/:courseId/experiments/:experimentId/rubric': {
+    access: 'teacher',
+    ok: 200,
+    json: () => ({ rubric: { criteria: [{ title: 'Method', levels: [{ title: 'Sketchy', points: 1 }, { title: 'Sound', points: 3 }] }] } }),
   },
 
   // Resources

@@ -3,6 +3,8 @@ import { uploadedFile } from '../../storage/upload.ts'
 import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
 import { plainText } from '../../http/text.ts'
+import { GradeBody } from '../../lib/grading.ts'
+import { Rubric, RubricChoice } from '../../lib/rubric-model.ts'
 
 /** Requests accept any ISO-8601 date-time with an offset (`Z` or `+08:00`). */
 const DateTimeInput = z.iso
@@ -12,18 +14,24 @@ const DateTimeInput = z.iso
 const Title = plainText({ min: 1, max: 200 })
 const Description = z.string().max(50_000, 'must be at most 50,000 characters')
 
+const GradeReleaseInput = z.enum(['AUTOMATIC', 'MANUAL']).meta({
+  description:
+    "AUTOMATIC (the default): a grade is the student's when it is saved. MANUAL: grades are kept from students until the teacher releases them (POST /experiments/{experimentId}/release). Back to AUTOMATIC while grades wait → 409 GRADES_HELD.",
+})
+
 export const ExperimentCreate = z.object({
   title: Title,
   description: Description.meta({ description: 'Rich text; sanitised on write.' }),
   dueAt: DateTimeInput,
+  gradeRelease: GradeReleaseInput.optional(),
 })
 export type ExperimentCreate = z.infer<typeof ExperimentCreate>
 
 export const ExperimentPatch = z
-  .object({ title: Title, description: Description, dueAt: DateTimeInput })
+  .object({ title: Title, description: Description, dueAt: DateTimeInput, gradeRelease: GradeReleaseInput })
   .partial()
-  .refine((b) => b.title !== undefined || b.description !== undefined || b.dueAt !== undefined, {
-    message: 'give at least one of title, description, dueAt',
+  .refine((b) => b.title !== undefined || b.description !== undefined || b.dueAt !== undefined || b.gradeRelease !== undefined, {
+    message: 'give at least one of title, description, dueAt, gradeRelease',
   })
 export type ExperimentPatch = z.infer<typeof ExperimentPatch>
 
@@ -48,6 +56,8 @@ export const Submission = z
     score: z.number().nullable(),
     feedback: z.string().nullable(),
     gradedAt: IsoDateTime.nullable(),
+    rubricChoices: z.array(RubricChoice).meta({ description: 'The rubric level picked per criterion when graded by rubric (for a student, only once released).' }),
+    released: z.boolean().optional().meta({ description: "The teacher's view only: false while this grade waits for the experiment's release (MANUAL)." }),
     fileUrl: z.string().meta({ description: 'Download path: `/api/v1/submissions/{id}/file`.' }),
     files: z.array(SubmissionFile).meta({
       description: 'Every file of the submission in the order sent; the first is `fileName`/`fileUrl`. Each downloads at its `fileUrl` (`/api/v1/submissions/{id}/file?position=n`).',
@@ -64,8 +74,21 @@ export const Experiment = z
     dueAt: IsoDateTime,
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime.nullable(),
+    gradeRelease: z.enum(['AUTOMATIC', 'MANUAL']),
+    rubric: Rubric.nullable().meta({ description: 'The rubric graders pick levels of (PUT /courses/{courseId}/experiments/{experimentId}/rubric); students see it. Null: none.' }),
   })
   .meta({ id: 'Experiment' })
+
+/** Grading an experiment submission: `{ score, feedback }`, or the rubric's levels (score computed). */
+export const ExperimentGradeBody = GradeBody.extend({
+  score: GradeBody.shape.score.optional().meta({ description: 'The score 0-100. Optional with `rubric` (then the chosen points ÷ the rubric\'s best × 100); given, it overrides.' }),
+  rubric: z.array(RubricChoice).max(100, 'at most 100 choices').optional().meta({ description: "One level per criterion of the experiment's rubric (every criterion once); kept with the submission." }),
+})
+export type ExperimentGradeBody = z.infer<typeof ExperimentGradeBody>
+
+export const Released = z
+  .object({ released: z.number().int(), notified: z.number().int() })
+  .meta({ id: 'ExperimentGradesReleased', description: 'Submissions whose held grade was released; students told (one notification each).' })
 
 export const ExperimentDetail = Experiment.extend({
   mySubmission: Submission.nullable()

@@ -1,6 +1,7 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { studentCountOf } from '../../db/student-count.ts'
 import { myCourses } from '../courses/queries.ts'
+import type { Rubric, RubricChoice } from '../../lib/rubric.ts'
 
 export interface ExperimentRow {
   id: string
@@ -10,6 +11,8 @@ export interface ExperimentRow {
   due_at: Date
   created_at: Date
   updated_at: Date | null
+  grade_release: 'AUTOMATIC' | 'MANUAL'
+  rubric: Rubric | null
 }
 
 export interface SubmissionRow {
@@ -28,21 +31,28 @@ export interface SubmissionRow {
   score: string | null
   feedback: string | null
   graded_at: Date | null
+  /** A grade waiting for the teacher's release (sql/058): never shown to the student. */
+  held_score: string | null
+  held_feedback: string | null
+  held_rubric: RubricChoice[] | null
+  held_at: Date | null
+  rubric_choices: RubricChoice[] | null
 }
 
 /** The columns of a submission row `s` joined with its student `u`. */
 const submissionColumns = (sql: Sql | TxSql) => sql`
   s.id, s.experiment_id, s.course_id, s.student_id, u.username as student_username, u.display_name as student_display_name,
-  s.file_name, s.file_size, s.content_type, s.note, s.late, s.submitted_at, s.score, s.feedback, s.graded_at`
+  s.file_name, s.file_size, s.content_type, s.note, s.late, s.submitted_at, s.score, s.feedback, s.graded_at,
+  s.held_score, s.held_feedback, s.held_rubric, s.held_at, s.rubric_choices`
 
 export async function insertExperiment(
   sql: Sql,
-  e: { id: string; courseId: string; title: string; description: string; dueAt: Date; now: Date },
+  e: { id: string; courseId: string; title: string; description: string; dueAt: Date; now: Date; gradeRelease: ExperimentRow['grade_release'] },
 ) {
   const [row] = await sql<ExperimentRow[]>`
-    insert into experiments (id, course_id, title, description, due_at, created_at)
-    values (${e.id}, ${e.courseId}, ${e.title}, ${e.description}, ${e.dueAt}, ${e.now})
-    returning id, course_id, title, description, due_at, created_at, updated_at`
+    insert into experiments (id, course_id, title, description, due_at, created_at, grade_release)
+    values (${e.id}, ${e.courseId}, ${e.title}, ${e.description}, ${e.dueAt}, ${e.now}, ${e.gradeRelease})
+    returning id, course_id, title, description, due_at, created_at, updated_at, grade_release, rubric`
   return row!
 }
 
@@ -59,14 +69,14 @@ export async function updateExperiment(
   sql: Sql | TxSql,
   courseId: string,
   experimentId: string,
-  patch: { title?: string; description?: string; due_at?: Date },
+  patch: { title?: string; description?: string; due_at?: Date; grade_release?: ExperimentRow['grade_release'] },
   now: Date,
 ) {
   const changes = { ...patch, updated_at: now }
   const [row] = await sql<ExperimentRow[]>`
     update experiments set ${sql(changes, ...(Object.keys(changes) as (keyof typeof changes)[]))}
      where id = ${experimentId} and course_id = ${courseId}
-    returning id, course_id, title, description, due_at, created_at, updated_at`
+    returning id, course_id, title, description, due_at, created_at, updated_at, grade_release, rubric`
   return row ?? null
 }
 
@@ -93,7 +103,7 @@ export async function deleteExperiment(tx: TxSql, courseId: string, experimentId
 
 export async function listExperiments(sql: Sql, courseId: string) {
   return sql<ExperimentRow[]>`
-    select id, course_id, title, description, due_at, created_at, updated_at
+    select id, course_id, title, description, due_at, created_at, updated_at, grade_release, rubric
       from experiments
      where course_id = ${courseId}
      order by due_at, id`
@@ -102,7 +112,7 @@ export async function listExperiments(sql: Sql, courseId: string) {
 /** The experiment and, in the same query, the newest submission of `userId` (columns null when none). */
 export async function findExperimentWithLatest(sql: Sql, courseId: string, experimentId: string, userId: string) {
   const [row] = await sql<(ExperimentRow & { latest: SubmissionRow | null })[]>`
-    select e.id, e.course_id, e.title, e.description, e.due_at, e.created_at, e.updated_at,
+    select e.id, e.course_id, e.title, e.description, e.due_at, e.created_at, e.updated_at, e.grade_release, e.rubric,
            (select to_jsonb(x) from (
               select ${submissionColumns(sql)}
                 from experiment_submissions s join users u on u.id = s.student_id
@@ -143,7 +153,7 @@ export async function insertSubmission(
       values (${s.id}, ${s.experimentId}, ${s.courseId}, ${s.studentId}, ${s.storageKey}, ${s.fileName}, ${s.fileSize},
               ${s.contentType}, ${s.note}, ${s.late}, ${s.now})
       returning id, experiment_id, course_id, student_id, file_name, file_size, content_type, note, late, submitted_at,
-                score, feedback, graded_at)
+                score, feedback, graded_at, held_score, held_feedback, held_rubric, held_at, rubric_choices)
     select ${submissionColumns(sql)} from s join users u on u.id = s.student_id`
   return row!
 }
@@ -188,34 +198,76 @@ export interface SubmissionContext {
   file_name: string
   file_size: string
   content_type: string
+  grade_release: 'AUTOMATIC' | 'MANUAL'
+  rubric: Rubric | null
 }
 
 export async function findSubmissionContext(sql: Sql, submissionId: string) {
   const [row] = await sql<SubmissionContext[]>`
     select s.id, s.course_id, s.student_id, s.experiment_id, e.title as experiment_title,
-           s.storage_key, s.file_name, s.file_size, s.content_type
+           s.storage_key, s.file_name, s.file_size, s.content_type, e.grade_release, e.rubric
       from experiment_submissions s join experiments e on e.id = s.experiment_id
      where s.id = ${submissionId}`
   return row ?? null
 }
 
-/** Omitting `feedback` keeps the current feedback. */
+/**
+ * Omitting `feedback` (or `rubric`) keeps the current one. With `hold` (a MANUAL experiment)
+ * the grade goes to the held_* columns until the release (as learning/submission-queries.ts).
+ */
 export async function gradeSubmission(
   tx: TxSql,
-  g: { id: string; score: number; feedback: string | null | undefined; graderId: string; now: Date },
+  g: { id: string; score: number; feedback: string | null | undefined; rubric: RubricChoice[] | undefined; graderId: string; now: Date },
+  hold = false,
 ) {
   const keep = g.feedback === undefined
+  const keepRubric = g.rubric === undefined
+  const rubric = g.rubric ? tx.json(g.rubric as any) : null
+  const set = hold
+    ? tx`held_score = ${g.score},
+         held_feedback = case when ${keep} then (case when held_at is null then feedback else held_feedback end) else ${g.feedback ?? null} end,
+         held_rubric = case when ${keepRubric} then coalesce(held_rubric, rubric_choices) else ${rubric}::jsonb end,
+         held_at = ${g.now}, graded_by = ${g.graderId}`
+    : tx`score = ${g.score},
+         feedback = case when ${keep} then feedback else ${g.feedback ?? null} end,
+         rubric_choices = case when ${keepRubric} then rubric_choices else ${rubric}::jsonb end,
+         graded_at = ${g.now}, graded_by = ${g.graderId}`
   const [row] = await tx<SubmissionRow[]>`
     with s as (
-      update experiment_submissions
-         set score = ${g.score},
-             feedback = case when ${keep} then feedback else ${g.feedback ?? null} end,
-             graded_at = ${g.now},
-             graded_by = ${g.graderId}
+      update experiment_submissions set ${set}
        where id = ${g.id}
       returning id, experiment_id, course_id, student_id, file_name, file_size, content_type, note, late, submitted_at,
-                score, feedback, graded_at)
+                score, feedback, graded_at, held_score, held_feedback, held_rubric, held_at, rubric_choices)
     select ${submissionColumns(tx)} from s join users u on u.id = s.student_id`
+  return row ?? null
+}
+
+/** The release of an experiment's held grades, as a CTE (see learning/release.ts). */
+export const releaseHeld = (sql: Sql | TxSql, experimentId: string) => sql`
+  update experiment_submissions s
+     set score = s.held_score, feedback = s.held_feedback, rubric_choices = coalesce(s.held_rubric, s.rubric_choices),
+         graded_at = s.held_at, held_score = null, held_feedback = null, held_rubric = null, held_at = null
+   where s.experiment_id = ${experimentId} and s.held_at is not null
+  returning s.student_id, s.score, s.submitted_at, s.id, s.file_name`
+
+export async function hasHeld(sql: Sql | TxSql, experimentId: string) {
+  const [row] = await sql<{ held: boolean }[]>`
+    select exists (select 1 from experiment_submissions where experiment_id = ${experimentId} and held_at is not null) as held`
+  return row!.held
+}
+
+export async function setRubric(tx: TxSql, experimentId: string, rubric: Rubric | null, now: Date) {
+  const [row] = await tx<ExperimentRow[]>`
+    update experiments set rubric = ${rubric ? tx.json(rubric as any) : null}::jsonb, updated_at = ${now}
+     where id = ${experimentId}
+    returning id, course_id, title, description, due_at, created_at, updated_at, grade_release, rubric`
+  return row!
+}
+
+export async function lockExperiment(tx: TxSql, courseId: string, experimentId: string) {
+  const [row] = await tx<ExperimentRow[]>`
+    select id, course_id, title, description, due_at, created_at, updated_at, grade_release, rubric
+      from experiments where id = ${experimentId} and course_id = ${courseId} for update`
   return row ?? null
 }
 

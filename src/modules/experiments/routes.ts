@@ -4,7 +4,7 @@ import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { courseAccess } from '../../http/guards.ts'
-import { GradeBody } from '../../lib/grading.ts'
+import { RubricBody } from '../../lib/rubric-model.ts'
 import { envelope, ok, Uuid } from '../../http/envelope.ts'
 import { offsetOf, page, pageOf, PageQuery } from '../../http/pagination.ts'
 import { CourseParams } from '../../http/params.ts'
@@ -16,10 +16,12 @@ import {
   Experiment,
   ExperimentCreate,
   ExperimentDetail,
+  ExperimentGradeBody,
   ExperimentParams,
   ExperimentPatch,
   MyExperimentList,
   MyExperimentsQuery,
+  Released,
   Submission,
   SubmissionForm,
   SubmissionFileQuery,
@@ -198,12 +200,44 @@ export function experimentRoutes(deps: Deps) {
       {
         experimentSubmission: 'teacher',
         params: SubmissionParams,
-        body: GradeBody,
+        body: ExperimentGradeBody,
         response: { 200: envelope(Submission) },
         detail: {
           summary: 'Grade an experiment submission (course teacher)',
           description:
-            '`score` 0-100; `feedback` rich text (sanitised), omitted keeps the current feedback. Grading again overwrites. The student gets a SUBMISSION_GRADED notification.',
+            "`score` 0-100, or `rubric` (one level per criterion of the experiment's rubric: the score is the chosen points ÷ the rubric's best × 100); `feedback` rich text (sanitised), omitted keeps the current feedback. Grading again overwrites. The student gets a SUBMISSION_GRADED notification; under MANUAL release the grade waits (released: false) and nobody is told until the release.",
+        },
+      },
+    )
+    .post(
+      '/experiments/:experimentId/release',
+      async ({ user, params }) => {
+        const r = await service.release(sql, params.experimentId, user, clock.now(), channelsOn(deps))
+        return ok(r, r.released ? `${r.released} grade(s) released.` : 'No grades were waiting for release.')
+      },
+      {
+        auth: true,
+        params: ExperimentParams,
+        response: { 200: envelope(Released) },
+        detail: {
+          summary: "Release an experiment's held grades (course teacher)",
+          description:
+            'Every grade of the experiment that waits for release (MANUAL) becomes the student\'s; each student with a released grade gets one notification. Nothing held: 200 with `released: 0`, nobody told.',
+        },
+      },
+    )
+    .put(
+      '/courses/:courseId/experiments/:experimentId/rubric',
+      async ({ course, params, body }) => ok(await service.setRubric(sql, course.id, params.experimentId, body, clock.now()), 'Rubric saved.'),
+      {
+        course: 'teacher',
+        params: CourseExperimentParams,
+        body: RubricBody,
+        response: { 200: envelope(Experiment) },
+        detail: {
+          summary: "Set or remove an experiment's rubric",
+          description:
+            '`{ rubric: { criteria: [{ id?, title, description?, levels: [{ id?, title, description?, points }] }] } }` (1-20 criteria, 1-10 levels each; the best levels add up to more than 0), or `{ rubric: null }`. Ids sent back are kept.',
         },
       },
     )

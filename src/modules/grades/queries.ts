@@ -1,4 +1,5 @@
-import type { TxSql } from '../../db/connect.ts'
+import type { Rubric, RubricChoice } from '../../lib/rubric.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
 import { studentCountOf } from '../../db/student-count.ts'
 import type { RowWindow } from '../../http/pagination.ts'
 import { roster } from '../courses/queries.ts'
@@ -125,4 +126,32 @@ export async function gradebookVersion(sql: TxSql, courseId: string) {
            ${studentCountOf(sql, courseId)} as students
       from gradebook_versions where course_id = ${courseId}`
   return row!
+}
+
+/** The rubrics of the course's graded tasks and experiments (issue 54): the CSV's rubric columns. */
+export async function courseRubrics(sql: TxSql, courseId: string) {
+  return sql<{ id: string; lab: boolean; rubric: Rubric }[]>`
+    select id, false as lab, rubric from learning_tasks where course_id = ${courseId} and rubric is not null
+    union all
+    select id, true, rubric from experiments where course_id = ${courseId} and rubric is not null`
+}
+
+/**
+ * The rubric levels of the newest sheet of each of `studentIds` for each of `taskIds` and
+ * `experimentIds` (released levels only: a held grade's are in held_rubric): one probe of the
+ * newest-submission indexes per (item, student).
+ */
+export async function newestRubricChoices(sql: Sql | TxSql, taskIds: string[], experimentIds: string[], studentIds: string[]) {
+  return sql<{ item_id: string; student_id: string; rubric_choices: RubricChoice[] | null }[]>`
+    select t.id as item_id, st.id as student_id, (
+             select s.rubric_choices from learning_submissions s
+              where s.task_id = t.id and s.student_id = st.id
+              order by s.submitted_at desc, s.id desc limit 1) as rubric_choices
+      from unnest(${taskIds}::uuid[]) as t (id) cross join unnest(${studentIds}::uuid[]) as st (id)
+    union all
+    select e.id, st.id, (
+             select s.rubric_choices from experiment_submissions s
+              where s.experiment_id = e.id and s.student_id = st.id
+              order by s.submitted_at desc, s.id desc limit 1)
+      from unnest(${experimentIds}::uuid[]) as e (id) cross join unnest(${studentIds}::uuid[]) as st (id)`
 }

@@ -378,22 +378,38 @@ export async function overviewCsv(
   onError: (e: unknown) => void = () => {},
 ): Promise<ReadableStream<Uint8Array>> {
   const head = await sql.begin(SNAPSHOT, async (tx) => {
-    const [tasks, experiments] = await Promise.all([q.gradedTasks(tx, courseId), q.courseExperiments(tx, courseId)])
-    return { tasks, experiments }
+    const [tasks, experiments, rubrics] = await Promise.all([q.gradedTasks(tx, courseId), q.courseExperiments(tx, courseId), q.courseRubrics(tx, courseId)])
+    return { tasks, experiments, rubrics }
   })
   const { experiments } = head
   const { columns } = gradebook(head.tasks, experiments, [], now)
   const taskColumns = columns.filter((c) => c.kind === 'TASK')
+  // Rubric columns (issue 54): per criterion of each graded item's rubric, the points of the level
+  // the student's newest sheet got, in the gradebook's column order.
+  const rubricOf = new Map(head.rubrics.map((r) => [r.id, r.rubric]))
+  const rubricItems = [...taskColumns.map((t) => ({ id: t.id, title: t.title, lab: false })), ...experiments.map((e) => ({ id: e.id, title: e.title, lab: true }))]
+    .filter((i) => rubricOf.has(i.id))
+    .map((i) => ({ ...i, rubric: rubricOf.get(i.id)! }))
   const header: CsvValue[] = ['User ID', 'Username', 'Display name', 'Submissions', 'Graded', 'Average score']
   for (const t of taskColumns) header.push(`${t.title}: score`)
   for (const e of experiments) header.push(`${e.title}: score`, `${e.title}: submitted at`)
   // Added after every earlier column (issue 29.6), so files read by position keep working.
   for (const c of columns) header.push(`${c.title}: status`)
+  for (const i of rubricItems) for (const c of i.rubric.criteria) header.push(`${i.title}: ${c.title} (rubric)`)
+  const points = new Map(rubricItems.flatMap((i) => i.rubric.criteria.flatMap((c) => c.levels.map((l) => [l.id, l.points] as const))))
+  const chosen = async (studentIds: string[]) => {
+    const byPair = new Map<string, Map<string, string>>()
+    if (!rubricItems.length || !studentIds.length) return byPair
+    const rows = await q.newestRubricChoices(sql, rubricItems.filter((i) => !i.lab).map((i) => i.id), rubricItems.filter((i) => i.lab).map((i) => i.id), studentIds)
+    for (const r of rows) byPair.set(`${r.item_id}|${r.student_id}`, new Map((r.rubric_choices ?? []).map((ch) => [ch.criterionId, ch.levelId])))
+    return byPair
+  }
   async function* parts() {
     // The header goes with the first chunk, so a failure reading it is an error response.
     let prefix = toCsv([header])
     for await (const students of studentChunks(sql, courseId, head, now, chunk)) {
       const rows: CsvValue[][] = []
+      const levels = await chosen(students.map((s) => s.userId))
       for (const s of students) {
         const byExperiment = new Map(s.experiments.map((g) => [g.experimentId, g]))
         const row: CsvValue[] = [s.userId, s.username, s.displayName, s.submissionCount, s.gradedCount, roundScore(s.averageScore)]
@@ -404,6 +420,13 @@ export async function overviewCsv(
         }
         const late = new Set(s.late)
         for (const c of columns) row.push(statusLabel(c.id in s.cells, s.status[c.id], late.has(c.id)))
+        for (const i of rubricItems) {
+          const picked = levels.get(`${i.id}|${s.userId}`)
+          for (const c of i.rubric.criteria) {
+            const level = picked?.get(c.id)
+            row.push(level === undefined ? null : (points.get(level) ?? null))
+          }
+        }
         rows.push(row)
       }
       yield prefix + csvRows(rows)

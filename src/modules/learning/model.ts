@@ -3,6 +3,7 @@ import { IsoDateTime, Uuid } from '../../http/envelope.ts'
 import { pageFields } from '../../http/pagination.ts'
 import { plainText } from '../../http/text.ts'
 import { GradeBody } from '../../lib/grading.ts'
+import { Rubric as RubricSchema, RubricChoice as RubricChoiceSchema } from '../../lib/rubric-model.ts'
 import { MAX_FILES, SubmissionFile } from '../../storage/submission-files.ts'
 import { uploadedFile } from '../../storage/upload.ts'
 
@@ -43,8 +44,15 @@ export type QuestionType = z.infer<typeof QuestionType>
 export const PublishState = z.enum(['DRAFT', 'SCHEDULED', 'PUBLISHED', 'UNPUBLISHED'])
 export type PublishState = z.infer<typeof PublishState>
 
+/** When students see a task's grades (issue 54). */
+export const GradeRelease = z.enum(['AUTOMATIC', 'MANUAL'])
+
 /** The publishing fields of the create and patch bodies (not part of what an edit validates). */
 const publishFields = {
+  gradeRelease: GradeRelease.optional().meta({
+    description:
+      'AUTOMATIC (the default): a grade is the student\'s when it is saved. MANUAL: grades are kept from students (score and feedback null, status SUBMITTED, out of their totals, no notification) until the teacher releases them (POST …/tasks/{taskId}/release). Back to AUTOMATIC while grades wait for release → 409 GRADES_HELD (release them first).',
+  }),
   state: PublishState.optional().meta({
     description:
       'DRAFT (students do not see it; no reminders, no notification), SCHEDULED (published by the service at publishAt), PUBLISHED (the default when left out: students see it, reminders start) or UNPUBLISHED (hidden again, submissions kept, pending reminders canceled; only for a task that was published). A new task cannot be UNPUBLISHED; a task that was published cannot become a DRAFT again.',
@@ -251,6 +259,8 @@ export const Task = z
     state: PublishState,
     publishAt: IsoDateTime.nullable().meta({ description: 'Set while SCHEDULED.' }),
     publishedAt: IsoDateTime.nullable().meta({ description: 'When the task was last published (null: never).' }),
+    gradeRelease: GradeRelease,
+    rubric: RubricSchema.nullable().meta({ description: 'The rubric graders pick levels of (PUT …/rubric); students see it before handing in. Null: none.' }),
   })
   .meta({ id: 'LearningTask' })
 
@@ -353,6 +363,14 @@ export const LearningGradeBody = GradeBody.extend({
       description:
         "Points awarded per SHORT_ANSWER question of the task, each 0 up to that question's points. Merged into the scores already given on this sheet (a question listed again is replaced).",
     }),
+  rubric: z
+    .array(RubricChoiceSchema)
+    .max(100, 'at most 100 choices')
+    .optional()
+    .meta({
+      description:
+        "Grading by the task's rubric: one level per criterion (every criterion once). Homework: the score is the points of the chosen levels ÷ the rubric's most points × 100 (unless `score` is given). Quiz: each short-answer question's score is the sum of its criteria's chosen points (as `questionScores`). Kept with the sheet (`rubricChoices`).",
+    }),
 })
 export type LearningGradeBody = z.infer<typeof LearningGradeBody>
 
@@ -378,7 +396,11 @@ export const Submission = z
           'Once a quiz sheet is GRADED: every question with its points and what it earned (a choice question all or nothing; a short answer the points the teacher gave, null when only an overall score was given). A question the teacher added after the sheet was handed in is `addedAfterSubmission: true` with `earned: null`: it was not asked, so it is neither wrong nor part of the score of that sheet. Empty before grading and for non-quiz tasks. The answer key is not included.',
       }),
     feedback: z.string().nullable(),
+    rubricChoices: z.array(RubricChoiceSchema).meta({ description: 'The rubric level picked per criterion when graded by rubric (empty otherwise; for a student, only once released).' }),
     status: z.enum(['SUBMITTED', 'GRADED']),
+    released: z.boolean().optional().meta({
+      description: "The teacher's view only: false while this sheet's grade waits for the task's release (MANUAL); the student then sees the sheet SUBMITTED, without score or feedback.",
+    }),
     late: z.boolean(),
     submittedAt: IsoDateTime,
     gradedAt: IsoDateTime.nullable(),
@@ -404,3 +426,10 @@ export const Overview = z
     ...pageFields,
   })
   .meta({ id: 'LearningOverview' })
+
+export const Released = z
+  .object({
+    released: z.number().int().meta({ description: 'Sheets whose held grade was released.' }),
+    notified: z.number().int().meta({ description: 'Students told (one notification each).' }),
+  })
+  .meta({ id: 'GradesReleased' })

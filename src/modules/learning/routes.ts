@@ -35,6 +35,9 @@ import {
   Unit,
 } from './model.ts'
 import * as structure from './structure-service.ts'
+import { Released } from './model.ts'
+import { releaseTask } from './release.ts'
+import { RubricBody } from '../../lib/rubric-model.ts'
 import * as submissions from './submission-service.ts'
 
 const HIDDEN_KEY = 'Students never receive `correctOptions`; the course teacher does.'
@@ -176,6 +179,23 @@ function structureRoutes(deps: Deps) {
         },
       },
     )
+    .put(
+      '/tasks/:taskId/rubric',
+      async ({ course, params, body }) => ok(await structure.setRubric(sql, course.id, params.taskId, body, clock.now()), 'Rubric saved.'),
+      {
+        course: 'teacher',
+        params: idParams('courseId', 'taskId'),
+        body: RubricBody,
+        response: { 200: envelope(Task) },
+        detail: {
+          summary: "Set or remove a task's rubric",
+          description:
+            '`{ rubric: { criteria: [{ id?, title, description?, questionId?, levels: [{ id?, title, description?, points }] }] } }` (1-20 criteria, 1-10 levels each), or `{ rubric: null }` to remove it. ' +
+            'Ids sent back are kept (choices kept with graded sheets keep pointing at their level). Homework: the best levels add up to more than 0; grading by rubric scores the share of them. ' +
+            "Quiz: every criterion names a SHORT_ANSWER question (`questionId`), and a question's criteria give at most its points. Material to read takes no rubric (409 TASK_TAKES_NO_ANSWERS). Students see the rubric on the task.",
+        },
+      },
+    )
     .delete('/tasks/:taskId', async ({ course, params }) => ok(await structure.deleteTask(sql, course.id, params.taskId), 'Task deleted.'), {
       course: 'teacher',
       params: idParams('courseId', 'taskId'),
@@ -291,6 +311,23 @@ function submissionRoutes(deps: Deps) {
           summary: 'Grade or regrade a submission',
           description:
             'score 0-100 (decimals kept to two places), `feedback` rich text (sanitised): omitted keeps the current feedback, null clears it. Regrading replaces the score and sets gradedAt again. The student is notified. Per-question grading: `questionScores: [{ questionId, score }]` scores SHORT_ANSWER questions of the task (each 0..its points; a choice or unknown question, or a score above the points → 400); they are merged into the sheet and returned as `questionScores`. When every short-answer question is scored, `score` may be omitted and is computed as (choice points earned + short-answer points awarded) ÷ total points × 100; a given `score` overrides it.',
+        },
+      },
+    )
+    .post(
+      '/tasks/:taskId/release',
+      async ({ course, params }) => {
+        const r = await releaseTask(sql, course, params.taskId, clock.now(), channelsOn(deps))
+        return ok(r, r.released ? `${r.released} grade(s) released.` : 'No grades were waiting for release.')
+      },
+      {
+        course: 'teacher',
+        params: idParams('courseId', 'taskId'),
+        response: { 200: envelope(Released) },
+        detail: {
+          summary: "Release a task's held grades (MANUAL release)",
+          description:
+            'Every grade of the task that waits for release becomes the student\'s: score, feedback and rubric levels show, the sheet is GRADED and counts in the totals. Each student with a released grade gets one notification (their newest sheet). Nothing held: 200 with `released: 0`, nobody told. Grades given after a release wait for the next one while the task stays MANUAL.',
         },
       },
     )

@@ -40,6 +40,12 @@ export interface StoredQuestion {
   addedAt?: string
 }
 
+/** When students see a task's grades (sql/058): at once, or when the teacher releases them. */
+export type GradeRelease = 'AUTOMATIC' | 'MANUAL'
+
+export type { Rubric, RubricChoice, RubricCriterion, RubricLevel } from '../../lib/rubric.ts'
+import type { Rubric, RubricChoice } from '../../lib/rubric.ts'
+
 export interface TaskRow {
   id: string
   point_id: string
@@ -62,6 +68,8 @@ export interface TaskRow {
   publish_state: PublishState
   publish_at: Date | null
   published_at: Date | null
+  grade_release: GradeRelease
+  rubric: Rubric | null
 }
 
 export interface StoredAnswer {
@@ -93,6 +101,13 @@ export interface SubmissionRow {
   late: boolean
   submitted_at: Date
   graded_at: Date | null
+  /** A grade waiting for the teacher's release (sql/058): never shown to the student. */
+  held_score: string | null
+  held_question_scores: QuestionScore[] | null
+  held_feedback: string | null
+  held_rubric: RubricChoice[] | null
+  held_at: Date | null
+  rubric_choices: RubricChoice[] | null
 }
 
 export interface OverviewRow {
@@ -156,6 +171,8 @@ export const toTask = (r: TaskRow, viewer: Viewer) => ({
   state: r.publish_state,
   publishAt: iso(r.publish_at),
   publishedAt: iso(r.published_at),
+  gradeRelease: r.grade_release,
+  rubric: r.rubric,
 })
 
 /**
@@ -196,25 +213,43 @@ export const learningFileUrl = (courseId: string, submissionId: string, position
 /**
  * A sheet as the API shows it: with the task's `questions`, a graded quiz sheet carries its
  * per-question results; with its `files` (when loaded), their download links.
+ *
+ * A held grade (a MANUAL task before its release, sql/058) is the teacher's only: the teacher
+ * sees it as the sheet's grade with `released: false`; the student sees the sheet as it was
+ * before (SUBMITTED, no score, no feedback), and on a MANUAL task no autoScore either until a
+ * grade of the sheet was released.
  */
-export const toSubmission = (r: SubmissionRow, questions: StoredQuestion[] = [], files: FileRow[] = [], viewer: 'TEACHER' | 'STUDENT' = 'TEACHER') => ({
-  id: r.id,
-  taskId: r.task_id,
-  courseId: r.course_id,
-  student: { id: r.student_id, username: r.username, displayName: r.display_name },
-  content: r.content,
-  answers: r.answers,
-  autoScore: num(r.auto_score),
-  score: num(r.score),
-  questionScores: viewer === 'STUDENT' ? studentQuestionScores(questions, r.question_scores ?? []) : (r.question_scores ?? []),
-  questionResults: r.status === 'GRADED' && r.answers ? questionResults(questions, r.answers, r.question_scores ?? [], r.submitted_at) : [],
-  feedback: r.feedback,
-  status: r.status,
-  late: r.late,
-  submittedAt: iso(r.submitted_at)!,
-  gradedAt: iso(r.graded_at),
-  files: files.map((f) => toFile(f, learningFileUrl(r.course_id, r.id, f.position))),
-})
+export const toSubmission = (
+  r: SubmissionRow,
+  questions: StoredQuestion[] = [],
+  files: FileRow[] = [],
+  viewer: Viewer = 'TEACHER',
+  manual = false,
+) => {
+  const held = viewer === 'TEACHER' && r.held_at !== null
+  const status = held ? 'GRADED' : r.status
+  const scores = held ? (r.held_question_scores ?? r.question_scores ?? []) : (r.question_scores ?? [])
+  return {
+    id: r.id,
+    taskId: r.task_id,
+    courseId: r.course_id,
+    student: { id: r.student_id, username: r.username, displayName: r.display_name },
+    content: r.content,
+    answers: r.answers,
+    autoScore: viewer === 'STUDENT' && manual && r.status !== 'GRADED' ? null : num(r.auto_score),
+    score: num(held ? r.held_score : r.score),
+    questionScores: viewer === 'STUDENT' ? studentQuestionScores(questions, scores) : scores,
+    questionResults: status === 'GRADED' && r.answers ? questionResults(questions, r.answers, scores, r.submitted_at) : [],
+    feedback: held ? r.held_feedback : r.feedback,
+    rubricChoices: (held ? (r.held_rubric ?? r.rubric_choices) : r.rubric_choices) ?? [],
+    status,
+    ...(viewer === 'TEACHER' ? { released: r.held_at === null } : {}),
+    late: r.late,
+    submittedAt: iso(r.submitted_at)!,
+    gradedAt: iso(held ? r.held_at : r.graded_at),
+    files: files.map((f) => toFile(f, learningFileUrl(r.course_id, r.id, f.position))),
+  }
+}
 
 export const toOverviewRow = (r: OverviewRow) => ({
   userId: r.user_id,

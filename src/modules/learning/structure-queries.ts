@@ -1,12 +1,12 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
-import type { PointRow, StoredQuestion, TaskRow, UnitRow } from './rows.ts'
+import type { PointRow, Rubric, StoredQuestion, TaskRow, UnitRow } from './rows.ts'
 
 type Db = Sql | TxSql
 
 const TASK_COLUMNS = [
   'id', 'point_id', 'course_id', 'title', 'task_kind', 'task_type', 'material_type', 'content', 'url',
   'resource_id', 'questions', 'start_at', 'due_at', 'notify_on_start', 'notify_before_due_24h', 'notify_on_due',
-  'sort_order', 'created_at', 'publish_state', 'publish_at', 'published_at',
+  'sort_order', 'created_at', 'publish_state', 'publish_at', 'published_at', 'grade_release', 'rubric',
 ] as const
 
 // ----- units -----------------------------------------------------------------------------------
@@ -178,16 +178,19 @@ export async function isCourseFileResource(sql: Db, courseId: string, resourceId
   return row?.ok ?? false
 }
 
-export async function insertTask(tx: TxSql, t: TaskValues & PublishValues & { id: string; courseId: string; pointId: string; now: Date }) {
+export async function insertTask(
+  tx: TxSql,
+  t: TaskValues & PublishValues & { id: string; courseId: string; pointId: string; now: Date; gradeRelease: TaskRow['grade_release'] },
+) {
   const [row] = await tx<TaskRow[]>`
     insert into learning_tasks (id, point_id, course_id, title, task_kind, task_type, material_type, content, url,
                                 resource_id, questions, start_at, due_at, notify_on_start, notify_before_due_24h,
-                                notify_on_due, sort_order, created_at, publish_state, publish_at, published_at)
+                                notify_on_due, sort_order, created_at, publish_state, publish_at, published_at, grade_release)
     values (${t.id}, ${t.pointId}, ${t.courseId}, ${t.title}, ${t.taskKind}, ${t.taskType}, ${t.materialType},
             ${t.content}, ${t.url}, ${t.resourceId}, ${tx.json(t.questions as any)}, ${t.startAt}, ${t.dueAt},
             ${t.notifyOnStart}, ${t.notifyBeforeDue24h}, ${t.notifyOnDue},
             (select coalesce(max(sort_order), 0) + 1 from learning_tasks where point_id = ${t.pointId}), ${t.now},
-            ${t.state}, ${t.publishAt}, ${t.publishedAt})
+            ${t.state}, ${t.publishAt}, ${t.publishedAt}, ${t.gradeRelease})
     returning ${tx(TASK_COLUMNS)}`
   return row!
 }
@@ -209,14 +212,23 @@ export async function findTaskForUpdate(tx: TxSql, courseId: string, taskId: str
   return row ?? null
 }
 
-export async function updateTask(tx: TxSql, taskId: string, t: TaskValues & PublishValues & { now: Date }) {
+export async function updateTask(tx: TxSql, taskId: string, t: TaskValues & PublishValues & { now: Date; gradeRelease: TaskRow['grade_release'] }) {
   const [row] = await tx<TaskRow[]>`
     update learning_tasks
        set title = ${t.title}, task_kind = ${t.taskKind}, task_type = ${t.taskType}, material_type = ${t.materialType},
            content = ${t.content}, url = ${t.url}, resource_id = ${t.resourceId}, questions = ${tx.json(t.questions as any)},
            start_at = ${t.startAt}, due_at = ${t.dueAt}, notify_on_start = ${t.notifyOnStart},
            notify_before_due_24h = ${t.notifyBeforeDue24h}, notify_on_due = ${t.notifyOnDue}, updated_at = ${t.now},
-           publish_state = ${t.state}, publish_at = ${t.publishAt}, published_at = ${t.publishedAt}
+           publish_state = ${t.state}, publish_at = ${t.publishAt}, published_at = ${t.publishedAt},
+           grade_release = ${t.gradeRelease}
+     where id = ${taskId}
+    returning ${tx(TASK_COLUMNS)}`
+  return row!
+}
+
+export async function setRubric(tx: TxSql, taskId: string, rubric: Rubric | null, now: Date) {
+  const [row] = await tx<TaskRow[]>`
+    update learning_tasks set rubric = ${rubric ? tx.json(rubric as any) : null}::jsonb, updated_at = ${now}
      where id = ${taskId}
     returning ${tx(TASK_COLUMNS)}`
   return row!

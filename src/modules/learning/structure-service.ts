@@ -11,6 +11,11 @@ import { answeredQuestions, gradingChanged, regradeTask, type RegradeSummary } f
 import * as q from './structure-queries.ts'
 import { changedTriggers, mergePatch, scheduleChanged, taskValues } from './task-input.ts'
 import { afterEdit, isVisible, nextPublication } from './publishing.ts'
+import { hasHeld } from './submission-queries.ts'
+import { takesAnswers } from './submission-service.ts'
+import { rubricValues } from '../../lib/rubric.ts'
+import type { RubricBody } from '../../lib/rubric-model.ts'
+import { gradesHeld } from './release.ts'
 
 const unitNotFound = () => notFound('UNIT_NOT_FOUND', 'This learning unit does not exist in this course.')
 const pointNotFound = () => notFound('POINT_NOT_FOUND', 'This knowledge point does not exist in this course.')
@@ -89,14 +94,14 @@ const resourceGone = (e: unknown): never => {
  * from it, right after this commit (reminders/hooks.ts). Without it they are written inline.
  */
 export async function createTask(sql: Sql, courseId: string, pointId: string, body: CreateTaskBody, now: Date, fanout?: Fanout) {
-  const { state, publishAt, ...fields } = body
+  const { state, publishAt, gradeRelease, ...fields } = body
   const values = taskValues(fields, [], now)
   const publication = nextPublication(null, state, publishAt, now)
   let queued = false
   const task = await sql.begin(async (tx) => {
     if (!(await q.lockPoint(tx, courseId, pointId))) throw pointNotFound()
     if (values.resourceId && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) throw badResource()
-    const row = await q.insertTask(tx, { ...values, ...publication, id: newId(), courseId, pointId, now }).catch(resourceGone)
+    const row = await q.insertTask(tx, { ...values, ...publication, id: newId(), courseId, pointId, now, gradeRelease: gradeRelease ?? 'AUTOMATIC' }).catch(resourceGone)
     // A draft or scheduled homework gets its reminders when it is published (publishing.ts).
     if (row.task_kind === 'HOMEWORK' && isVisible(row.publish_state)) queued = await homeworkCreated(tx, row.id, now, fanout)
     return toTask(row, 'TEACHER')
@@ -112,7 +117,7 @@ export async function createTask(sql: Sql, courseId: string, pointId: string, bo
  * them in the same transaction; `regrade` says what happened (null when nothing was regraded).
  */
 export async function updateTask(sql: Sql, courseId: string, taskId: string, patch: PatchTaskBody, now: Date, fanout?: Fanout) {
-  const { confirmQuestionRemoval, state, publishAt, ...fields } = patch
+  const { confirmQuestionRemoval, state, publishAt, gradeRelease, ...fields } = patch
   let queued = false
   const task = await sql.begin(async (tx) => {
     const before = await q.findTaskForUpdate(tx, courseId, taskId)
@@ -142,7 +147,9 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
     if (values.resourceId && values.resourceId !== before.resource_id && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) {
       throw badResource()
     }
-    const row = await q.updateTask(tx, taskId, { ...values, ...publication, now }).catch(resourceGone)
+    // Grades held for release stay held: switching to AUTOMATIC first needs the release (issue 54).
+    if (gradeRelease === 'AUTOMATIC' && before.grade_release === 'MANUAL' && (await hasHeld(tx, taskId))) throw gradesHeld()
+    const row = await q.updateTask(tx, taskId, { ...values, ...publication, now, gradeRelease: gradeRelease ?? before.grade_release }).catch(resourceGone)
     queued = await afterEdit(
       tx,
       taskId,
@@ -162,6 +169,17 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
   })
   if (queued) fanout!.kick()
   return task
+}
+
+/** A task's rubric set, replaced or removed (issue 54); checked against a quiz's questions. */
+export async function setRubric(sql: Sql, courseId: string, taskId: string, body: RubricBody, now: Date) {
+  return sql.begin(async (tx) => {
+    const before = await q.findTaskForUpdate(tx, courseId, taskId)
+    if (!before) throw taskNotFound()
+    if (!takesAnswers(before)) throw conflict('TASK_TAKES_NO_ANSWERS', 'This task is material to read or watch: it takes no answers. Homework and quizzes take answers.')
+    const rubric = body.rubric === null ? null : rubricValues(body.rubric, before.rubric, before.task_type === 'QUIZ' ? before.questions : null)
+    return toTask(await q.setRubric(tx, taskId, rubric, now), 'TEACHER')
+  })
 }
 
 export async function getTask(sql: Sql, course: CourseAccess, taskId: string) {

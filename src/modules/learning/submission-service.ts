@@ -18,6 +18,7 @@ import { SubmitBody, SubmitForm, type AnswerInput, type LearningGradeBody, type 
 import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type SubmissionRow, type TaskRow } from './rows.ts'
 import { staleScores } from './regrade.ts'
 import { askedOn, autoScore, sheetScore } from './scoring.ts'
+import { rubricQuestionScores, rubricScore } from '../../lib/rubric.ts'
 import * as q from './submission-queries.ts'
 import { findTask } from './structure-queries.ts'
 import { invalid } from './task-input.ts'
@@ -120,7 +121,8 @@ async function record(
   channels: readonly Channel[],
 ): Promise<{ submission: ReturnType<typeof toSubmission>; replayed: boolean }> {
   const id = newId()
-  const fields: q.NewSubmission = { id, taskId: task.id, courseId: course.id, studentId: user.id, ...sheet, late: isLate(now, task.due_at), idempotencyKey, now }
+  const manual = task.grade_release === 'MANUAL'
+  const fields: q.NewSubmission = { id, taskId: task.id, courseId: course.id, studentId: user.id, ...sheet, held: manual, late: isLate(now, task.due_at), idempotencyKey, now }
   // A delete of the task that commits first makes the insert fail on its foreign key (the
   // delete locked the task row; see lockForDelete): the task is gone, nothing was accepted.
   // The sheet, its files and the notification to the course's teachers commit together (issue 29.10).
@@ -138,7 +140,7 @@ async function record(
     throw e instanceof postgres.PostgresError && e.code === '23503' ? taskNotFound() : e
   })
   // The files just stored are the sheet's files: no query to read them back.
-  if (row) return { submission: toSubmission(row, task.questions, files.map((f, i) => fileRow(id, i + 1, f))), replayed: false }
+  if (row) return { submission: toSubmission(row, task.questions, files.map((f, i) => fileRow(id, i + 1, f)), 'STUDENT', manual), replayed: false }
   // The key was used before: that attempt's sheet is the answer, if this is the same attempt.
   const first = await q.submissionByKey(sql, task.id, user.id, idempotencyKey!)
   if (!first) throw taskNotFound()
@@ -148,7 +150,7 @@ async function record(
   if (JSON.stringify(first.content) !== JSON.stringify(sheet.content) || same(first.answers) !== same(sheet.answers) || !sameFiles(firstFiles, files)) {
     throw conflict('CONFLICT', 'This Idempotency-Key was already used for a different answer; send a new key for a new attempt.')
   }
-  return { submission: toSubmission(first, task.questions, firstFiles), replayed: true }
+  return { submission: toSubmission(first, task.questions, firstFiles, 'STUDENT', manual), replayed: true }
 }
 
 const fileRow = (submissionId: string, position: number, f: CleanFile): FileRow => ({
@@ -161,9 +163,9 @@ const fileRow = (submissionId: string, position: number, f: CleanFile): FileRow 
 })
 
 /** Rows → API objects with their files: one query for the files of all of them. */
-async function withFiles(sql: Sql | TxSql, rows: SubmissionRow[], questions: StoredQuestion[], viewer: 'TEACHER' | 'STUDENT' = 'TEACHER') {
+async function withFiles(sql: Sql | TxSql, rows: SubmissionRow[], questions: StoredQuestion[], viewer: 'TEACHER' | 'STUDENT' = 'TEACHER', manual = false) {
   const files = await filesOf(sql, 'learning', rows.map((r) => r.id))
-  return rows.map((r) => toSubmission(r, questions, files.get(r.id), viewer))
+  return rows.map((r) => toSubmission(r, questions, files.get(r.id), viewer, manual))
 }
 
 /**
@@ -245,7 +247,7 @@ export async function listSubmissions(sql: Sql, course: CourseAccess, user: Curr
   if (!task || (course.as === 'STUDENT' && task.publish_state !== 'PUBLISHED')) throw taskNotFound()
   const studentId = course.as === 'STUDENT' ? user.id : (query.studentId ?? null)
   const { items, total } = await q.listSubmissions(sql, taskId, studentId, query.pageSize, offsetOf(query))
-  return page(await withFiles(sql, items, task.questions, course.as), total, query)
+  return page(await withFiles(sql, items, task.questions, course.as, task.grade_release === 'MANUAL'), total, query)
 }
 
 /**
@@ -305,7 +307,9 @@ export async function grade(
   channels: readonly Channel[],
 ) {
   const feedback = feedbackChange(body.feedback)
-  if (body.score === undefined && body.questionScores === undefined) throw invalidField('score', 'is required (or give questionScores)')
+  if (body.score === undefined && body.questionScores === undefined && body.rubric === undefined) {
+    throw invalidField('score', 'is required (or give questionScores or rubric)')
+  }
   return sql.begin(async (tx) => {
     const sheet = await q.submissionForGrading(tx, courseId, submissionId)
     if (!sheet) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
@@ -313,29 +317,48 @@ export async function grade(
     if (!takesAnswers(sheet)) throw takesNoAnswers()
     let questionScores: QuestionScore[] | undefined
     let score = body.score
-    if (body.questionScores !== undefined) {
-      if (sheet.task_type !== 'QUIZ') throw invalidField('questionScores', 'this task has no questions; give score only')
-      questionScores = mergedQuestionScores(sheet.questions, sheet.question_scores ?? [], body.questionScores)
+    let given = body.questionScores
+    if (body.rubric !== undefined) {
+      if (!sheet.rubric) throw invalidField('rubric', 'this task has no rubric; give score (or questionScores)')
+      if (sheet.task_type === 'QUIZ') {
+        if (given !== undefined) throw invalidField('questionScores', 'give either rubric or questionScores')
+        given = rubricQuestionScores(sheet.rubric, body.rubric)
+      } else if (score === undefined) score = rubricScore(sheet.rubric, body.rubric)
+      else rubricScore(sheet.rubric, body.rubric)
     }
-    if (sheet.task_type === 'QUIZ') refuseStaleScores(sheet.questions, questionScores ?? sheet.question_scores ?? [])
+    // A held grade is regraded from what it holds.
+    const stored = (sheet.held_at ? sheet.held_question_scores : null) ?? sheet.question_scores ?? []
+    if (given !== undefined) {
+      if (sheet.task_type !== 'QUIZ') throw invalidField('questionScores', 'this task has no questions; give score only')
+      questionScores = mergedQuestionScores(sheet.questions, stored, given)
+    }
+    if (sheet.task_type === 'QUIZ') refuseStaleScores(sheet.questions, questionScores ?? stored)
     if (questionScores !== undefined) {
       if (score === undefined) {
         score = sheetScore(askedOn(sheet.questions, sheet.submitted_at), sheet.answers ?? [], questionScores) ?? undefined
         if (score === undefined) throw invalidField('score', 'is required until every short-answer question has a score')
       }
     }
-    const row = await q.gradeSubmission(tx, { courseId, submissionId, score: score!, questionScores, feedback, graderId: grader.id, now })
+    const hold = sheet.grade_release === 'MANUAL'
+    const row = await q.gradeSubmission(
+      tx,
+      { courseId, submissionId, score: score!, questionScores, feedback, rubric: body.rubric, graderId: grader.id, now },
+      hold,
+    )
     if (!row) throw notFound('SUBMISSION_NOT_FOUND', 'This submission does not exist in this course.')
     const graded = (await withFiles(tx, [row], sheet.questions))[0]!
-    await notify(
-      tx,
-      [row.student_id],
-      {
-        actionPath: `/courses/${courseId}?taskId=${row.task_id}`,
-        params: { kind: 'SUBMISSION_GRADED', subject: 'TASK', courseId, courseTitle: null, title: row.task_title, score: Number(graded.score) },
-      },
-      { now, channels },
-    )
+    // A held grade tells nobody: the release does, once per student.
+    if (!hold) {
+      await notify(
+        tx,
+        [row.student_id],
+        {
+          actionPath: `/courses/${courseId}?taskId=${row.task_id}`,
+          params: { kind: 'SUBMISSION_GRADED', subject: 'TASK', courseId, courseTitle: null, title: row.task_title, score: Number(graded.score) },
+        },
+        { now, channels },
+      )
+    }
     return graded
   })
 }

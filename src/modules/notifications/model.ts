@@ -55,6 +55,11 @@ export const StreamQuery = z.object({
  * /me/notification-preferences: per channel of the channel list (src/channels.ts), a switch per
  * type, e.g. `{ email: { HOMEWORK_REMINDER: true, … } }`; the defaults come from types.ts.
  */
+const HandInDigest = z.boolean().meta({
+  description:
+    "Teachers: hand-ins come as one unread notification per task, counted up (\"12 new hand-ins for Essay 3\"; true, the default), or one per hand-in (false).",
+})
+
 export function preferenceSchemas(channels: readonly string[]) {
   const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
   const defaults = (c: string) => TYPE_NAMES.map((t) => `${t} ${defaultOn(t, c)}`).join(', ')
@@ -69,6 +74,7 @@ export function preferenceSchemas(channels: readonly string[]) {
         ]),
       ),
     )
+    .extend({ handInDigest: HandInDigest })
     .meta({ id: 'NotificationPreferences' })
   /** Any subset; an unknown key (at either level) → 400. */
   const put = z
@@ -77,6 +83,7 @@ export function preferenceSchemas(channels: readonly string[]) {
         channels.map((c) => [c, z.object(Object.fromEntries(TYPE_NAMES.map((t) => [t, z.boolean().optional()]))).strict().optional()]),
       ),
     )
+    .extend({ handInDigest: HandInDigest.optional() })
     .strict()
     .meta({ id: 'PutNotificationPreferences' })
   return { whole, put }

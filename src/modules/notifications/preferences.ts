@@ -9,6 +9,20 @@ import { defaultOn, TYPE_NAMES, typesOnByDefault, type NotificationType } from '
 
 export type ChannelPreferences = Record<NotificationType, boolean>
 
+/**
+ * Not a delivery channel: the row (user, 'digest', SUBMISSION_RECEIVED) says whether a teacher's
+ * hand-in notifications come as one digest per task (true, the default) or one per hand-in.
+ */
+export const DIGEST_CHANNEL = 'digest'
+
+/** Whether the user takes hand-ins as one digest per task (issue 54). */
+export async function handInDigestOf(sql: Sql, userId: string) {
+  const [row] = await sql<{ enabled: boolean }[]>`
+    select enabled from notification_channel_preferences
+     where user_id = ${userId} and channel = ${DIGEST_CHANNEL} and notification_type = 'SUBMISSION_RECEIVED'`
+  return row?.enabled ?? true
+}
+
 /** The user's choices on each of `channels`, defaults filled in. */
 export async function preferencesOf(sql: Sql, userId: string, channels: readonly string[]): Promise<Record<string, ChannelPreferences>> {
   const rows = await sql<{ channel: string; notification_type: string; enabled: boolean }[]>`

@@ -5,7 +5,7 @@ import { envelope, ok } from '../../http/envelope.ts'
 import { resolveLocale } from '../../i18n/locale.ts'
 import type { Channel } from './channel.ts'
 import { InboxQuery, Notification, NotificationPage, NotificationParams, preferenceSchemas, ReadAllResult, StreamQuery } from './model.ts'
-import { preferencesOf, savePreferences } from './preferences.ts'
+import { DIGEST_CHANNEL, handInDigestOf, preferencesOf, savePreferences } from './preferences.ts'
 import * as service from './service.ts'
 import { hubFor } from './stream.ts'
 
@@ -23,9 +23,13 @@ function preferenceRoutes(deps: Deps, channels: readonly Channel[]) {
   const { sql, clock } = deps
   const names = channels.map((c) => c.name)
   const schemas = preferenceSchemas(names)
+  // The channels' keys are known only at run time (the schema's type is a record of them): the
+  // digest switch rides beside them.
+  const allPreferences = async (userId: string) =>
+    ({ ...(await preferencesOf(sql, userId, names)), handInDigest: await handInDigestOf(sql, userId) }) as unknown as Awaited<ReturnType<typeof preferencesOf>>
   return new Elysia({ tags: ['Notifications'] })
     .use(authPlugin(deps))
-    .get('/me/notification-preferences', async ({ user }) => ok(await preferencesOf(sql, user.id, names)), {
+    .get('/me/notification-preferences', async ({ user }) => ok(await allPreferences(user.id)), {
       auth: true,
       response: { 200: envelope(schemas.whole) },
       detail: { summary: 'My notification preferences', description: 'Per channel, which types are also sent on it. Defaults (email): HOMEWORK_REMINDER true, SUBMISSION_GRADED true, ANNOUNCEMENT false.' },
@@ -33,8 +37,10 @@ function preferenceRoutes(deps: Deps, channels: readonly Channel[]) {
     .put(
       '/me/notification-preferences',
       async ({ user, body }) => {
-        await savePreferences(sql, user.id, body as Record<string, Record<string, boolean>>, clock.now())
-        return ok(await preferencesOf(sql, user.id, names))
+        const { handInDigest, ...perChannel } = body as Record<string, Record<string, boolean>> & { handInDigest?: boolean }
+        const digest: Record<string, Record<string, boolean>> = handInDigest === undefined ? {} : { [DIGEST_CHANNEL]: { SUBMISSION_RECEIVED: handInDigest } }
+        await savePreferences(sql, user.id, { ...perChannel, ...digest }, clock.now())
+        return ok(await allPreferences(user.id))
       },
       {
         auth: true,

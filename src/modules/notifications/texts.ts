@@ -57,6 +57,11 @@ export interface SubmittedParams {
   /** The student's display name when they handed it in. */
   student: string
   late: boolean
+  /**
+   * A digest (issue 54): hand-ins of this task since the teacher last read it, counted up on
+   * one unread notification (`submissionId`, `student` and `late` are then the newest one's).
+   */
+  count?: number
 }
 
 /** A comment (issue 53): COMMENT_REPLY in a class thread, PRIVATE_COMMENT in a student's private thread. */
@@ -124,7 +129,8 @@ function graded(p: GradedParams, locale: Locale): RenderedText {
 }
 
 function submitted(p: SubmittedParams, locale: Locale): RenderedText {
-  const v = { title: p.title, student: p.student, course: p.courseTitle ?? '' }
+  const v = { title: p.title, student: p.student, course: p.courseTitle ?? '', count: p.count ?? 1 }
+  if ((p.count ?? 1) > 1) return { title: renderText(locale, 'submittedDigestTitle', v), content: renderText(locale, 'submittedDigestContent', v) }
   return { title: renderText(locale, 'submittedTitle', v), content: renderText(locale, p.late ? 'submittedLateContent' : 'submittedContent', v) }
 }
 

@@ -71,21 +71,25 @@ export async function copyContent(
     ), tasks as (
       insert into learning_tasks (id, point_id, course_id, title, task_kind, task_type, material_type, content, url,
                                   resource_id, questions, start_at, due_at, notify_on_start, notify_before_due_24h,
-                                  notify_on_due, sort_order, created_at, publish_state, publish_at, published_at)
+                                  notify_on_due, sort_order, created_at, publish_state, publish_at, published_at,
+                                  grade_release, rubric)
       select gen_uuid_v7(), pm.new_id, ${a.to}, t.title, t.task_kind, t.task_type, t.material_type, t.content, t.url,
              rm.new_id, t.questions, t.start_at + ${shift}, t.due_at + ${shift}, t.notify_on_start, t.notify_before_due_24h,
              t.notify_on_due, t.sort_order, ${a.now},
              -- Drafts stay drafts, a schedule moves with the term, retired (unpublished) work comes back as a draft.
              case t.publish_state when 'UNPUBLISHED' then 'DRAFT' else t.publish_state end,
              t.publish_at + ${shift},
-             case when t.publish_state = 'PUBLISHED' then ${a.now}::timestamptz end
+             case when t.publish_state = 'PUBLISHED' then ${a.now}::timestamptz end,
+             -- How grades are released and the rubric come along (issue 54); a quiz rubric's
+             -- question ids stay right, the questions are copied with their ids.
+             t.grade_release, t.rubric
         from learning_tasks t
         join point_map pm on pm.old_id = t.point_id
         left join resource_map rm on rm.old_id = t.resource_id
       returning 1
     ), experiments as (
-      insert into experiments (id, course_id, title, description, due_at, created_at)
-      select gen_uuid_v7(), ${a.to}, e.title, e.description, e.due_at + ${shift}, ${a.now}
+      insert into experiments (id, course_id, title, description, due_at, created_at, grade_release, rubric)
+      select gen_uuid_v7(), ${a.to}, e.title, e.description, e.due_at + ${shift}, ${a.now}, e.grade_release, e.rubric
         from experiments e where e.course_id = ${a.from}
       returning 1
     ), modules as (
