@@ -116,7 +116,7 @@ export function maintenanceJob(deps: Deps): Job {
  * changes it. Safe on every instance at once (SKIP LOCKED claims with a lease).
  */
 export function emailJob(deps: Deps, smtpUrl: string): Job {
-  const transport = smtpTransport(smtpUrl, deps.config.mailConnections, { socketTimeoutMs: deps.config.smtpTimeoutSeconds * 1000 })
+  const transport = smtpTransport(smtpUrl, deps.config.mailConnections, { socketTimeoutMs: deps.config.smtpTimeoutSeconds * 1000, requireTLS: deps.config.smtpRequireTls })
   const settings = { publicUrl: deps.config.publicUrl!, mailFrom: deps.config.mailFrom, secret: deps.config.jwtSecret }
   return {
     name: 'email-sender',
