@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
+import { lateSql } from '../../db/due-sql.ts'
 import type { PointRow, StoredQuestion, TaskRow, UnitRow } from './rows.ts'
 
 type Db = Sql | TxSql
@@ -230,8 +231,8 @@ export async function updateTask(tx: TxSql, taskId: string, t: TaskValues & Publ
 export async function relabelLate(tx: TxSql, taskId: string, dueAt: Date | null) {
   const res = await tx`
     update learning_submissions
-       set late = coalesce(submitted_at > ${dueAt}::timestamptz, false)
-     where task_id = ${taskId} and late <> coalesce(submitted_at > ${dueAt}::timestamptz, false)`
+       set late = ${lateSql(tx, tx`submitted_at`, tx`${dueAt}::timestamptz`)}
+     where task_id = ${taskId} and late <> ${lateSql(tx, tx`submitted_at`, tx`${dueAt}::timestamptz`)}`
   return res.count
 }
 
