@@ -1,6 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Sql } from './db/connect.ts'
-import { tryRequestUrl } from './http/request-url.ts'
 import type { Logger } from './lib/log.ts'
 
 /**
@@ -176,4 +175,13 @@ export function serveMetrics(opts: { port: number; hostname: string; sql: Sql; l
       }
     },
   })
+}
+
+/** The request's URL, or null when a malformed Host header made it unparsable (as http/request-url.ts; metrics imports nothing of http). */
+function tryRequestUrl(request: Request): URL | null {
+  try {
+    return new URL(request.url)
+  } catch {
+    return null
+  }
 }

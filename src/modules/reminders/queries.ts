@@ -153,6 +153,7 @@ async function insertForMembers(
   range: StudentRange | undefined,
 ): Promise<number> {
   const order = tx`t.id, tr.scheduled_at, tr.trigger_type, m.user_id`
+  // References checked per statement by triggers, not foreign keys (src/db/dropped-foreign-keys.ts).
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
     select ${uuidV7Rows(tx, order)}, t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
@@ -196,6 +197,7 @@ export async function generateForStudents(tx: TxSql, courseIds: string[], userId
 async function generateForPairs(tx: TxSql, courses: ReturnType<TxSql>, pairs: ReturnType<TxSql>, now: Date) {
   await lockVisibleTasks(tx, courses)
   const order = tx`j.user_id, t.id`
+  // References checked per statement by triggers, not foreign keys (src/db/dropped-foreign-keys.ts).
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
     select ${uuidV7Rows(tx, order)}, t.id, j.user_id, tr.trigger_type, tr.scheduled_at, ${now}
