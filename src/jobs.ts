@@ -9,7 +9,6 @@ import { purgeExpired } from './modules/auth/queries.ts'
 import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
 import { purgeReadNotifications } from './modules/notifications/retention.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
-import { fanoutOf } from './fanout.ts'
 import { mailWaitingInvitations } from './modules/rosters/invitation-mail.ts'
 import { publishScheduledTasks } from './modules/learning/publishing.ts'
 import { publishScheduledAnnouncements } from './modules/announcements/service.ts'
@@ -159,7 +158,7 @@ export function fanoutJob(deps: Deps): Job {
   return {
     name: 'fan-out',
     pattern: deps.config.fanoutCron,
-    run: () => fanoutOf(deps).drain(),
+    run: () => deps.fanout.drain(),
   }
 }
 
@@ -174,9 +173,9 @@ export function taskPublisherJob(deps: Deps): Job {
     name: 'task-publisher',
     pattern: deps.config.taskPublishCron,
     run: async (now) => ({
-      tasks: await publishScheduledTasks(deps.sql, now, 100, fanoutOf(deps)),
+      tasks: await publishScheduledTasks(deps.sql, now, 100, deps.fanout),
       // Scheduled announcements (issue 56.4) are published by the same job.
-      announcements: await publishScheduledAnnouncements(deps.sql, now, channelsOn(deps), fanoutOf(deps)),
+      announcements: await publishScheduledAnnouncements(deps.sql, now, channelsOn(deps), deps.fanout),
     }),
   }
 }
