@@ -4,6 +4,7 @@ import { channelsOn } from './channels.ts'
 import type { Deps } from './deps.ts'
 import { maintainDatabase } from './db/maintenance.ts'
 import { isConnectionError } from './http/plumbing.ts'
+import { countJobRun } from './metrics.ts'
 import { purgeAccountRows } from './modules/accounts/queries.ts'
 import { purgeExpired } from './modules/auth/queries.ts'
 import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
@@ -207,8 +208,10 @@ export function scheduler(deps: Deps, jobs: Job[]) {
               return job.run(now)
             })
             deps.log.debug('job finished', { job: job.name, durationMs: Math.round(performance.now() - started), result })
+            countJobRun(job.name, 'ok')
           } catch (e) {
             deps.log.error('job failed', { job: job.name, error: String((e as Error)?.message ?? e) })
+            countJobRun(job.name, 'failed')
           }
         },
       }) as any,

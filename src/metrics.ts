@@ -37,6 +37,12 @@ const emailsSent = new Counter({
   labelNames: ['result'] as const,
   registers: [registry],
 })
+const jobRuns = new Counter({
+  name: 'job_runs_total',
+  help: 'Runs of the scheduled jobs on this instance, by job and result (ok: finished; failed: threw).',
+  labelNames: ['job', 'result'] as const,
+  registers: [registry],
+})
 const gradebookCache = new Counter({
   name: 'gradebook_cache_requests_total',
   help: 'Grade overview requests by cache result: hit (served as built for the current gradebook version), miss (not cached), shared (a miss that waited for a build of the same version under way).',
@@ -135,6 +141,11 @@ export function countNotifications(type: string, n: number) {
 
 export function countEmail(result: 'sent' | 'failed' | (string & {}), n = 1) {
   if (n > 0) emailsSent.inc({ result }, n)
+}
+
+/** One finished run of a scheduled job (src/jobs.ts `scheduler`). */
+export function countJobRun(job: string, result: 'ok' | 'failed') {
+  jobRuns.inc({ job, result })
 }
 
 export function countGradebookCache(result: 'hit' | 'miss' | 'shared') {
