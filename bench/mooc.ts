@@ -394,7 +394,7 @@ if (want('email')) {
   const out = await new Response(proc.stdout).text()
   await proc.exited
   const m = /\| e-mail outbox .*?\| .*? \| (.*?) \| (PASS|FAIL) \|/.exec(out)
-  row({ key: 'email', name: `e-mail outbox of ${MAILS.toLocaleString('en-US')} mails into a local SMTP server, 2 instances`, target: '≥ 2,000 mails/s, each exactly once',
+  row({ key: 'email', name: `e-mail outbox of ${MAILS.toLocaleString('en-US')} mails into a local SMTP server, 2 instances`, target: '≥ 200 mails/s, each exactly once (issue 50: a relay takes 14+; was 2,000 with a client of our own)',
     before: '7.7 mails/s (issue 30.2); nodemailer pool: 223–720, 1,121–1,267 at load 4 (sender CPU 815 µs per mail)', value: m ? m[1]! : `no result: ${out.slice(-300)}`, pass: m?.[2] === 'PASS' })
 }
 
