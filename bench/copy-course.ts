@@ -13,6 +13,7 @@ import type { Deps } from '../src/deps.ts'
 import { systemClock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/log.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
+import { withServices } from '../src/services/index.ts'
 
 const TASKS = Number(process.env.COPY_TASKS ?? 2000)
 const FILES = Number(process.env.COPY_FILES ?? 100)
@@ -30,7 +31,7 @@ const config = {
   jwtSecret: 'bench-secret-bench-secret-bench-secret-0123456789',
   validateResponses: false,
 } as Deps['config']
-const app = buildApp({ sql, config, clock: systemClock, log: createLogger('silent'), storage, db: db.capability })
+const app = buildApp(withServices({ sql, config, clock: systemClock, log: createLogger('silent'), storage, db: db.capability }))
 const call = async (method: string, path: string, body?: unknown, token?: string) => {
   const res = await app.handle(
     new Request(`http://localhost/api/v1${path}`, {

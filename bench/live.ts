@@ -22,12 +22,13 @@ import { tokenSigner } from '../src/http/auth.ts'
 import { systemClock } from '../src/lib/clock.ts'
 import { newId } from '../src/lib/ids.ts'
 import { createLogger } from '../src/lib/log.ts'
-import { insertNotifications } from '../src/modules/notifications/queries.ts'
+import { insertNotifications } from '../test/support/notifications.ts'
 import { announceNew } from '../src/modules/notifications/bus.ts'
 import { dispatch } from '../src/modules/reminders/dispatch.ts'
 import { homeworkScheduleChanged } from '../src/modules/reminders/hooks.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
 import { scratchDatabase } from '../test/support/processes.ts'
+import { withServices } from '../src/services/index.ts'
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000)
 const STUDENTS = 2000
@@ -45,7 +46,7 @@ const sql = db.sql
 try {
   await migrate(sql)
   const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: join(tmpdir(), 'cls-live') }), databaseUrl: scratch.url, jwtSecret: SECRET, smtpUrl: 'smtp://127.0.0.1:1', publicUrl: 'https://bench.example.test' }
-  const deps: Deps = { sql, db: db.capability, config, emailEnabled: true, clock: systemClock, log: createLogger('silent'), storage: await LocalDiskStorage.create(join(tmpdir(), 'cls-live-files')) }
+  const deps: Deps = withServices({ sql, db: db.capability, config, emailEnabled: true, clock: systemClock, log: createLogger('silent'), storage: await LocalDiskStorage.create(join(tmpdir(), 'cls-live-files')) })
   const app = buildApp(deps).listen({ port: 0, hostname: '127.0.0.1' })
   const url = `http://127.0.0.1:${app.server!.port}`
 

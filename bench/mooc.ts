@@ -18,12 +18,12 @@ import type { Clock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/log.ts'
 import { channelsOn } from '../src/channels.ts'
 import { dispatch } from '../src/modules/reminders/dispatch.ts'
-import { fanoutOf } from '../src/fanout.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
 import { mean, mirrored, readRate, runLoad, summarise, type PreparedRequest } from './load.ts'
 import { benchLogin, datasetSizes, ensureSeeded, moocFixtures, restore } from './seed.ts'
 import { countingPool } from './sqlstats.ts'
 import { startServer, withRss } from './wrk.ts'
+import { withServices } from '../src/services/index.ts'
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/cls_mooc_bench'
 const POOL_MAX = 10
@@ -68,7 +68,7 @@ const config = {
   dbPoolMax: POOL_MAX,
   validateResponses: false,
 } as Deps['config']
-const deps: Deps = { sql: db.sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) }
+const deps: Deps = withServices({ sql: db.sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) })
 const app = buildApp(deps).listen({ hostname: '127.0.0.1', port: 0 })
 const base = `http://127.0.0.1:${app.server!.port}/api/v1`
 const counting = countingPool(DATABASE_URL)
@@ -176,7 +176,7 @@ const s2 = (ms: number) => `${(ms / 1000).toFixed(2)} s`
  * the fan-out had written everything (`drain` waits for the runner the request started); the
  * CPU covers both. The next request starts only when the previous fan-out is done.
  */
-const fanout = fanoutOf(deps)
+const fanout = deps.fanout
 async function withFanout(f: () => Promise<{ ms: number; data: any }>) {
   const started = performance.now()
   const { result, dbMs, appMs } = await cpuOf(async () => {
@@ -394,7 +394,7 @@ if (want('email')) {
   const out = await new Response(proc.stdout).text()
   await proc.exited
   const m = /\| e-mail outbox .*?\| .*? \| (.*?) \| (PASS|FAIL) \|/.exec(out)
-  row({ key: 'email', name: `e-mail outbox of ${MAILS.toLocaleString('en-US')} mails into a local SMTP server, 2 instances`, target: '≥ 2,000 mails/s, each exactly once',
+  row({ key: 'email', name: `e-mail outbox of ${MAILS.toLocaleString('en-US')} mails into a local SMTP server, 2 instances`, target: '≥ 200 mails/s, each exactly once (issue 50: a relay takes 14+; was 2,000 with a client of our own)',
     before: '7.7 mails/s (issue 30.2); nodemailer pool: 223–720, 1,121–1,267 at load 4 (sender CPU 815 µs per mail)', value: m ? m[1]! : `no result: ${out.slice(-300)}`, pass: m?.[2] === 'PASS' })
 }
 

@@ -22,6 +22,7 @@ import { createLogger } from '../src/lib/log.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
 import { readRate, runLoad } from './load.ts'
 import { benchLogin, ensureSeeded, moocFixtures } from './seed.ts'
+import { withServices } from '../src/services/index.ts'
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/cls_mooc_bench'
 const RUNS = Number(process.env.PROBE_RUNS ?? 5)
@@ -43,7 +44,7 @@ const config = {
   dbPoolMax: 10,
   validateResponses: false,
 } as Deps['config']
-const deps: Deps = { sql: db.sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) }
+const deps: Deps = withServices({ sql: db.sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) })
 const app = buildApp(deps).listen({ hostname: '127.0.0.1', port: 0 })
 const base = `http://127.0.0.1:${app.server!.port}/api/v1`
 

@@ -14,6 +14,7 @@ import { createLogger } from '../src/lib/log.ts'
 import { dispatch } from '../src/modules/reminders/dispatch.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
 import { BENCH_PASSWORD, restore } from './seed.ts'
+import { withServices } from '../src/services/index.ts'
 
 const url = process.env.DATABASE_URL!
 const N = Number(process.env.PROBE_N ?? 12)
@@ -32,7 +33,7 @@ const config = {
   dbPoolMax: 10,
   validateResponses: false,
 } as Deps['config']
-const deps: Deps = { sql: db.sql, db: db.capability, config, emailEnabled: Boolean(config.smtpUrl), clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) }
+const deps: Deps = withServices({ sql: db.sql, db: db.capability, config, emailEnabled: Boolean(config.smtpUrl), clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) })
 const app = buildApp(deps).listen({ hostname: '127.0.0.1', port: 0 })
 const base = `http://127.0.0.1:${app.server!.port}/api/v1`
 const [big] = await admin<{ id: string; teacher: string }[]>`

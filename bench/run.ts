@@ -27,6 +27,7 @@ import { runLoad, summarise, type PreparedRequest, type Summary } from './load.t
 import { BENCH_PASSWORD, datasetSizes, ensureSeeded, restore, seedDueEvents, SHAPE } from './seed.ts'
 import { startServer, withRss, wrk, type WrkResult } from './wrk.ts'
 import { countingPool, explainAll, isTxControl, largeSeqScans, oneLine, type Plan, type Statement } from './sqlstats.ts'
+import { withServices } from '../src/services/index.ts'
 
 // BENCH_SHAPE=mooc is its own benchmark (one course of 100,001 students): bench/mooc.ts.
 if (SHAPE.name === 'mooc') await import('./mooc.ts')
@@ -82,7 +83,7 @@ const config = {
   validateResponses: process.env.BENCH_VALIDATE_RESPONSES === '1',
 } as Deps['config']
 const storage = new LocalDiskStorage(join(tmpdir(), 'cls-bench-files'))
-const deps: Deps = { sql: db.sql, db: db.capability, config, emailEnabled: Boolean(config.smtpUrl), clock, log: createLogger('silent'), storage }
+const deps: Deps = withServices({ sql: db.sql, db: db.capability, config, emailEnabled: Boolean(config.smtpUrl), clock, log: createLogger('silent'), storage })
 const app = buildApp(deps).listen({ hostname: '127.0.0.1', port: 0 })
 const port = app.server?.port
 if (!port) throw new Error('the app did not start listening')

@@ -35,6 +35,7 @@ import * as submissions from '../src/modules/learning/submission-service.ts'
 import { InboxQuery } from '../src/modules/notifications/model.ts'
 import * as notifications from '../src/modules/notifications/service.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
+import { withServices } from '../src/services/index.ts'
 
 export const BENCH_JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789'
 
@@ -59,7 +60,7 @@ if (mode === 'service') {
     // As in production (NODE_ENV=production); BENCH_VALIDATE_RESPONSES=1 measures with the check.
     validateResponses: process.env.BENCH_VALIDATE_RESPONSES === '1',
   } as Deps['config']
-  const deps: Deps = { sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) }
+  const deps: Deps = withServices({ sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) })
   const app = buildApp(deps).listen({ hostname: '127.0.0.1', port })
   console.log(`LISTENING ${app.server?.port}`)
 } else {

@@ -122,6 +122,8 @@ const EnvSchema = z
     MAIL_FROM: z.string().trim().min(3).default('Course Learning <no-reply@localhost>'),
     MAIL_SEND_CRON: cronExpr.default('*/5 * * * * *'),
     MAIL_CONNECTIONS: int(1, 64).default(8),
+    // smtp:// must be upgraded with STARTTLS (a server not offering it gets no mail): no stripping.
+    SMTP_REQUIRE_TLS: bool.default(false),
     INVITATION_MAILS_PER_DAY: int(0, 1_000_000).default(2000),
     // 0: keep every notification. Otherwise read ones older than this many days are deleted.
     NOTIFICATION_RETENTION_DAYS: int(0, 36500).default(0),
@@ -248,6 +250,8 @@ export interface Config {
   mailSendCron: string
   /** MAIL_CONNECTIONS: pooled SMTP connections per instance (mails of a batch go out in parallel over them). */
   mailConnections: number
+  /** SMTP_REQUIRE_TLS: an smtp:// server that does not upgrade with STARTTLS gets no mail. */
+  smtpRequireTls: boolean
   /** INVITATION_MAILS_PER_DAY: roster invitation mails one teacher's imports may send a day (the rest wait). */
   invitationMailsPerDay: number
   /** NOTIFICATION_RETENTION_DAYS: read notifications delivered longer ago are deleted (0: never). */
@@ -348,6 +352,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM,
     mailSendCron: e.MAIL_SEND_CRON,
     mailConnections: e.MAIL_CONNECTIONS,
+    smtpRequireTls: e.SMTP_REQUIRE_TLS,
     invitationMailsPerDay: e.INVITATION_MAILS_PER_DAY,
     notificationRetentionDays: e.NOTIFICATION_RETENTION_DAYS,
     notificationRetentionCron: e.NOTIFICATION_RETENTION_CRON,

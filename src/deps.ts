@@ -1,10 +1,11 @@
 import type { Config } from './config.ts'
 import type { DatabaseCapability, Sql } from './db/connect.ts'
 import type { Clock } from './lib/clock.ts'
+import type { Fanout } from './lib/fanout.ts'
 import type { Logger } from './lib/log.ts'
 import type { FileStorage } from './storage/storage.ts'
 
-/** What the app needs from the outside world; built by server.ts or by the test harness. */
+/** What the app needs from the outside world and its shared services; built by server.ts or by the test harness (through `withServices`). */
 export interface Deps {
   sql: Sql
   /**
@@ -25,6 +26,11 @@ export interface Deps {
    * off (tools and tests that build Deps without an SMTP server).
    */
   emailEnabled?: boolean
+  /**
+   * The background fan-out runner of large courses (src/services/fanout.ts), built once by
+   * `withServices` (src/services/index.ts) where the app is composed.
+   */
+  fanout: Fanout
   /** The process's state (server.ts sets `draining` on SIGTERM); absent in most tests. */
   lifecycle?: Lifecycle
 }

@@ -4,12 +4,12 @@ import { channelsOn } from './channels.ts'
 import type { Deps } from './deps.ts'
 import { maintainDatabase } from './db/maintenance.ts'
 import { isConnectionError } from './http/plumbing.ts'
+import { countJobRun } from './metrics.ts'
 import { purgeAccountRows } from './modules/accounts/queries.ts'
 import { purgeExpired } from './modules/auth/queries.ts'
 import { sendDueEmails, smtpTransport } from './modules/email/sender.ts'
 import { purgeReadNotifications } from './modules/notifications/retention.ts'
 import { dispatch } from './modules/reminders/dispatch.ts'
-import { fanoutOf } from './fanout.ts'
 import { mailWaitingInvitations } from './modules/rosters/invitation-mail.ts'
 import { publishScheduledTasks } from './modules/learning/publishing.ts'
 import { publishScheduledAnnouncements } from './modules/announcements/service.ts'
@@ -117,7 +117,7 @@ export function maintenanceJob(deps: Deps): Job {
  * changes it. Safe on every instance at once (SKIP LOCKED claims with a lease).
  */
 export function emailJob(deps: Deps, smtpUrl: string): Job {
-  const transport = smtpTransport(smtpUrl, deps.config.mailConnections, { socketTimeoutMs: deps.config.smtpTimeoutSeconds * 1000 })
+  const transport = smtpTransport(smtpUrl, deps.config.mailConnections, { socketTimeoutMs: deps.config.smtpTimeoutSeconds * 1000, requireTLS: deps.config.smtpRequireTls })
   const settings = { publicUrl: deps.config.publicUrl!, mailFrom: deps.config.mailFrom, secret: deps.config.jwtSecret }
   return {
     name: 'email-sender',
@@ -160,7 +160,7 @@ export function fanoutJob(deps: Deps): Job {
   return {
     name: 'fan-out',
     pattern: deps.config.fanoutCron,
-    run: () => fanoutOf(deps).drain(),
+    run: () => deps.fanout.drain(),
   }
 }
 
@@ -175,9 +175,9 @@ export function taskPublisherJob(deps: Deps): Job {
     name: 'task-publisher',
     pattern: deps.config.taskPublishCron,
     run: async (now) => ({
-      tasks: await publishScheduledTasks(deps.sql, now, 100, fanoutOf(deps)),
+      tasks: await publishScheduledTasks(deps.sql, now, 100, deps.fanout),
       // Scheduled announcements (issue 56.4) are published by the same job.
-      announcements: await publishScheduledAnnouncements(deps.sql, now, channelsOn(deps), fanoutOf(deps)),
+      announcements: await publishScheduledAnnouncements(deps.sql, now, channelsOn(deps), deps.fanout),
     }),
   }
 }
@@ -209,8 +209,10 @@ export function scheduler(deps: Deps, jobs: Job[]) {
               return job.run(now)
             })
             deps.log.debug('job finished', { job: job.name, durationMs: Math.round(performance.now() - started), result })
+            countJobRun(job.name, 'ok')
           } catch (e) {
             deps.log.error('job failed', { job: job.name, error: String((e as Error)?.message ?? e) })
+            countJobRun(job.name, 'failed')
           }
         },
       }) as any,

@@ -1,6 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Sql } from './db/connect.ts'
-import { tryRequestUrl } from './http/request-url.ts'
 import type { Logger } from './lib/log.ts'
 
 /**
@@ -36,6 +35,12 @@ const emailsSent = new Counter({
   name: 'emails_sent_total',
   help: 'E-mails handed to the mail server, by result.',
   labelNames: ['result'] as const,
+  registers: [registry],
+})
+const jobRuns = new Counter({
+  name: 'job_runs_total',
+  help: 'Runs of the scheduled jobs on this instance, by job and result (ok: finished; failed: threw).',
+  labelNames: ['job', 'result'] as const,
   registers: [registry],
 })
 const gradebookCache = new Counter({
@@ -138,6 +143,11 @@ export function countEmail(result: 'sent' | 'failed' | (string & {}), n = 1) {
   if (n > 0) emailsSent.inc({ result }, n)
 }
 
+/** One finished run of a scheduled job (src/jobs.ts `scheduler`). */
+export function countJobRun(job: string, result: 'ok' | 'failed') {
+  jobRuns.inc({ job, result })
+}
+
 export function countGradebookCache(result: 'hit' | 'miss' | 'shared') {
   gradebookCache.inc({ result })
 }
@@ -176,4 +186,13 @@ export function serveMetrics(opts: { port: number; hostname: string; sql: Sql; l
       }
     },
   })
+}
+
+/** The request's URL, or null when a malformed Host header made it unparsable (as http/request-url.ts; metrics imports nothing of http). */
+function tryRequestUrl(request: Request): URL | null {
+  try {
+    return new URL(request.url)
+  } catch {
+    return null
+  }
 }

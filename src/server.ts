@@ -6,7 +6,7 @@ import type { Deps, Lifecycle } from './deps.ts'
 import { backupJob, backupTaker, defaultJobs, scheduler, stopJobs } from './jobs.ts'
 import { removeBackupLeftovers } from './backup/backup.ts'
 import { answerBackupRequests, writePidFile } from './backup/on-demand.ts'
-import { fanoutOf } from './fanout.ts'
+import { withServices } from './services/index.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/log.ts'
 import { bodyCeiling, isConnectionError, onUnhandledRejection } from './http/plumbing.ts'
@@ -105,7 +105,7 @@ try {
   cannotStart(isStorageFull(e) ? 'cannot start: the disk under DATA_DIR is full' : 'cannot start: DATA_DIR cannot be used', e)
 }
 const lifecycle: Lifecycle = { draining: false }
-const deps: Deps = {
+const deps: Deps = withServices({
   sql: db.sql,
   ...(db.direct !== db.sql ? { direct: db.direct } : {}),
   db: db.capability,
@@ -115,7 +115,7 @@ const deps: Deps = {
   log,
   storage,
   lifecycle,
-}
+})
 
 let lastRequestAt = 0
 const takeBackup = db.dumpDataDir ? backupTaker(deps, db.dumpDataDir, db.directory) : undefined
@@ -187,7 +187,7 @@ async function shutdown(signal: string) {
   while ((app.server?.pendingRequests ?? 0) > 0) await Bun.sleep(50)
   // A background fan-out chunk in progress commits first; the rest resumes on another instance
   // or after the restart (its queue row stays).
-  await fanoutOf(deps).stop()
+  await deps.fanout.stop()
   await db.close()
   await removePidFile()
   log.info('stopped', { durationMs: Math.round(performance.now() - started) })

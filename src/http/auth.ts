@@ -1,6 +1,7 @@
 import { jwt } from '@elysiajs/jwt'
 import { Elysia, type DocumentDecoration } from 'elysia'
-import type { Deps } from '../deps.ts'
+import type { Sql } from '../db/connect.ts'
+import type { Clock } from '../lib/clock.ts'
 import { isLocale } from '../i18n/locale.ts'
 import { rememberUserLocale } from '../i18n/request.ts'
 import { ERROR_CATALOGUE, forbidden, notFound, unauthenticated } from './errors.ts'
@@ -109,7 +110,7 @@ export const requestToken = (request: Request) =>
  * same statement records the session's use, at most once a minute, so a session list can show
  * "last used" without a write per request.
  */
-export async function sessionUser(sql: Deps['sql'], sid: string, now: Date): Promise<Authenticated | null> {
+export async function sessionUser(sql: Sql, sid: string, now: Date): Promise<Authenticated | null> {
   const [row] = await sql<SessionRow[]>`
     with touched as (
       update sessions set last_used_at = ${now}
@@ -184,7 +185,14 @@ export class VerifiedTokens<P extends { exp?: unknown; nbf?: unknown }> {
  * who may not call a route gets 401/403 (or 404) whatever the request holds.
  * A token is a JWT naming a server-side session; the session row decides (logout, expiry).
  */
-export function authPlugin(deps: Deps) {
+/** What the auth plugin uses of `Deps` (named here, so http imports nothing of src/deps.ts). */
+export interface AuthDeps {
+  sql: Sql
+  clock: Clock
+  config: { jwtSecret: string }
+}
+
+export function authPlugin(deps: AuthDeps) {
   const { sql, clock } = deps
   const tokens = tokenSigner(deps.config.jwtSecret)
   type Payload = Exclude<Awaited<ReturnType<typeof tokens.verify>>, false>

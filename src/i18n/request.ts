@@ -1,4 +1,3 @@
-import { AppError } from '../http/errors.ts'
 import { isLocale, negotiateLocale, type Locale } from './locale.ts'
 import { fieldSummary, localizeIssue, localizeText } from './messages.ts'
 
@@ -62,7 +61,8 @@ export async function localizeEnvelope(body: unknown, ctx: { request: Request; c
     }
   }
   localized ??= fields.map((f) => ({ field: f.field, message: localizeText(f.message, locale, 'field') }))
-  const thrown = ctx.error instanceof AppError ? ctx.error : null
+  // An AppError (src/http/errors.ts) carries its catalogue name; read by shape, so i18n imports nothing of http.
+  const thrown = typeof (ctx.error as { errorName?: unknown } | null)?.errorName === 'string' ? (ctx.error as { errorName: string }) : null
   // One sentence naming the fields, whichever way the English one was put together.
   const message = thrown && thrown.errorName !== 'VALIDATION_FAILED' ? localizeText(body.message, locale) : fieldSummary(localized, locale)
   return { ...body, message, data: { ...data, fields: localized } }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
+import { freePort, scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
 import { tokenIn } from '../accounts/helpers.ts'
-import { waitFor } from '../support/wait.ts'
+import { afterJobRuns, waitFor } from '../support/wait.ts'
 import { TestSmtp } from './smtp.ts'
 
 /*
@@ -12,6 +12,7 @@ describe.skipIf(!process.env.DATABASE_URL)('e-mail from two instances', () => {
   let db: Awaited<ReturnType<typeof scratchDatabase>>
   let smtp: TestSmtp
   let a: ServiceProcess, b: ServiceProcess
+  const metricsPorts: number[] = []
 
   beforeAll(async () => {
     smtp = await TestSmtp.start()
@@ -24,8 +25,9 @@ describe.skipIf(!process.env.DATABASE_URL)('e-mail from two instances', () => {
       PUBLIC_URL: 'https://learn.example.test',
       MAIL_SEND_CRON: '* * * * * *',
     }
-    a = await startService({ env })
-    b = await startService({ env })
+    metricsPorts.push(await freePort(), await freePort())
+    a = await startService({ env: { ...env, METRICS_PORT: String(metricsPorts[0]) } })
+    b = await startService({ env: { ...env, METRICS_PORT: String(metricsPorts[1]) } })
   }, 90_000)
 
   afterAll(async () => {
@@ -59,9 +61,8 @@ describe.skipIf(!process.env.DATABASE_URL)('e-mail from two instances', () => {
     }
     const notices = () => smtp.received.filter((m) => m.header('Subject')?.startsWith('[Operating Systems]'))
     await waitFor(() => notices().length >= 30, { timeoutMs: 15_000, intervalMs: 200 }).catch(() => {})
-    // The scenario: both senders keep running for a while (two sends a second each) and nothing
-    // is sent twice; "a run that sent nothing" leaves no state to poll, so time passes.
-    await Bun.sleep(2500)
+    // Both senders run twice more, whole runs (job_runs_total), and nothing is sent twice.
+    await afterJobRuns(metricsPorts, 'email-sender', 2)
     const ids = notices().map((m) => m.header('Message-ID'))
     expect(ids).toHaveLength(30)
     expect(new Set(ids).size).toBe(30)

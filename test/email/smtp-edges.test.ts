@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
 import { createLogger } from '../../src/lib/log.ts'
 import { LEASE_MS, sendDueEmails, smtpTransport, type Transport } from '../../src/modules/email/sender.ts'
-import { SmtpPool } from '../../src/modules/email/smtp-pool.ts'
 import { signUp, testApp, type TestContext } from '../support/harness.ts'
 import { TestSmtp } from './smtp.ts'
 
@@ -96,7 +95,7 @@ describe('SMTP edges', () => {
     const before = smtp.received.length
     smtp.stallDataMs = 1_000
     // The end of data waits 300 ms here (60 s in the service): the server answers too late.
-    const transport = new SmtpPool(smtp.url, { connections: 1, socketTimeoutMs: 200, dataTimeoutMs: 300 })
+    const transport = smtpTransport(smtp.url, 1, { socketTimeoutMs: 200, replyTimeoutMs: 300 })
     transports.push(transport)
     try {
       expect(await sendDueEmails(sql, transport, settings(), t0)).toMatchObject({ sent: 0, retried: 1 })

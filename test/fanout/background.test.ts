@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import postgres from 'postgres'
 import type { Sql } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
-import { fanoutOf } from '../../src/fanout.ts'
 import { partsOf } from '../../src/db/student-range.ts'
 import { announcementChunk, queueAnnouncement } from '../../src/modules/announcements/fanout.ts'
 import { queueReminders, reminderChunk } from '../../src/modules/reminders/fanout.ts'
@@ -55,8 +54,8 @@ const homework = (s: Side, fields: Record<string, unknown>) =>
   createTask(s.ctx.api, `/courses/${s.courseId}/learning`, s.teacher, s.pointId, { ...textTask, taskKind: 'HOMEWORK', ...fields })
 
 const drainAll = async () => {
-  await fanoutOf(background.deps).drain()
-  await fanoutOf(other.deps).drain()
+  await background.deps.fanout.drain()
+  await other.deps.fanout.drain()
 }
 
 /** The teacher's reminder list with students by position, comparable across the two courses. */
@@ -295,7 +294,7 @@ describe('a student who joins while a chunk is being written', () => {
         await held
       })
       await wrote
-      const draining = fanoutOf(background.deps).drain()
+      const draining = background.deps.fanout.drain()
       // The chunk's insert waits for the join's row (a backend of this database waiting on a lock)...
       await waitFor(async () => (await sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`).length > 0, { what: 'the chunk to wait for the join' })
       // ...the join commits; the chunk meets 23505 and retries arbitrated.
@@ -334,7 +333,7 @@ describe('announcements of a large course', () => {
     const id = newId()
     await sql`insert into announcements (id, course_id, author_id, title, content) values (${id}, ${b.courseId}, ${b.teacher.id}, 'Resumed', '<p>x</p>')`
     await sql`insert into announcement_fanout (announcement_id, course_id, after_user) values (${id}, ${b.courseId}, ${b.students[1]!})`
-    const [x, y] = await Promise.all([fanoutOf(background.deps).drain(), fanoutOf(other.deps).drain()])
+    const [x, y] = await Promise.all([background.deps.fanout.drain(), other.deps.fanout.drain()])
     expect(x + y).toBe(2)
     expect(await Promise.all(b.students.map((s) => inboxCount(s, id)))).toEqual([0, 0, 1, 1, 1])
   })

@@ -4,7 +4,8 @@ import { dueStatus, isLate, nextDueChange, remainingSeconds } from '../../src/li
 import type { LocalDiskStorage } from '../../src/storage/local-disk.ts'
 import { choice, createTask, pointIn, world, type World } from '../learning/helpers.ts'
 import { formOf, sampleBytes } from '../storage/helpers.ts'
-import { ManualClock } from '../support/harness.ts'
+import { dispatch } from '../../src/modules/reminders/dispatch.ts'
+import { ManualClock, signUp } from '../support/harness.ts'
 
 /**
  * The one due-time rule (src/lib/due.ts, docs/api.md "Deadlines"): at exactly dueAt work is on
@@ -53,6 +54,29 @@ describe('the deadline instant, on every route', () => {
     expect([s.status, s.data.late]).toEqual([201, false])
     const l = await lab(w.student.token)
     expect([l.status, l.data.late]).toEqual([201, false])
+  })
+
+  test('at exactly dueAt, reminders agree: a student joining then gets START now, which says "due now" (not "passed"), and the homework is open for them', async () => {
+    clock.set(DUE)
+    const late = await signUp(w.api, 'STUDENT', 'Carol')
+    const join = await w.api.post('/courses/join', { json: { inviteCode: w.course.inviteCode }, token: late.token })
+    expect(join.status).toBe(200)
+    const evs = await w.api.get(`/courses/${w.course.id}/homeworks/${homework.id}/reminders`, { token: w.teacher.token })
+    expect(evs.status).toBe(200)
+    const mine = evs.data.filter((e: any) => e.targetUserId === late.id)
+    expect(mine.map((e: any) => [e.triggerType, e.scheduledAt])).toEqual([['START', DUE]])
+    await dispatch(w.deps.sql, new Date(DUE))
+    const inbox = await w.api.get('/notifications', { token: late.token })
+    expect(inbox.status).toBe(200)
+    const start = inbox.data.items.filter((n: any) => n.type === 'HOMEWORK_REMINDER')
+    expect(start).toHaveLength(1)
+    expect(start[0].content).toContain('It is due now')
+    expect(start[0].content).not.toContain('passed')
+    expect(await homeworkOf(late.token)).toMatchObject({ status: 'IN_PROGRESS', remainingSeconds: 0 })
+    // Read a millisecond later, the same notification says the deadline has passed.
+    clock.set(new Date(Date.parse(DUE) + 1))
+    const after = await w.api.get('/notifications', { token: late.token })
+    expect(after.data.items.find((n: any) => n.id === start[0].id).content).toContain('Its deadline has passed')
   })
 
   test('one millisecond later: OVERDUE everywhere, submissions late', async () => {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
-import { insertNotifications } from '../../src/modules/notifications/queries.ts'
+import { insertNotifications } from '../support/notifications.ts'
 import { countingSql } from '../support/counting-sql.ts'
 import { addStudent, insertCourse, insertPoint, insertSubmission } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, testDatabase, type Account, type Client } from '../support/harness.ts'

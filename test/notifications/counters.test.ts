@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
-import { insertNotifications, MARK_ALL_READ, notifyCourseStudents, type NewNotification } from '../../src/modules/notifications/queries.ts'
+import { MARK_ALL_READ } from '../../src/modules/notifications/queries.ts'
+import { insertNotifications, notifyCourseStudents, type RawNotification } from '../support/notifications.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, testDatabase, type Account, type Client } from '../support/harness.ts'
 
@@ -38,7 +39,7 @@ function rng(seed: number) {
   }
 }
 
-const TYPES: NewNotification['type'][] = ['HOMEWORK_REMINDER', 'SUBMISSION_GRADED', 'ANNOUNCEMENT']
+const TYPES: RawNotification['type'][] = ['HOMEWORK_REMINDER', 'SUBMISSION_GRADED', 'ANNOUNCEMENT']
 
 async function fromScratch(ids: string[]) {
   return sql<{ user_id: string; total: number; unread: number; unread_reminders: number }[]>`

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
-import { insertNotifications, notifyCourseStudents, type NewNotification } from '../../src/modules/notifications/queries.ts'
+import { insertNotifications, notifyCourseStudents, type RawNotification } from '../support/notifications.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, testDatabase, type Account, type Client } from '../support/harness.ts'
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
 }, 30_000)
 
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000)
-const note = (userId: string, title: string, type: NewNotification['type'] = 'HOMEWORK_REMINDER'): NewNotification => ({
+const note = (userId: string, title: string, type: RawNotification['type'] = 'HOMEWORK_REMINDER'): RawNotification => ({
   userId,
   type,
   title,

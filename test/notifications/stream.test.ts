@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql, TxSql } from '../../src/db/connect.ts'
-import { insertNotifications } from '../../src/modules/notifications/queries.ts'
+import { insertNotifications } from '../support/notifications.ts'
 import { notify as notifyUsers } from '../../src/modules/notifications/notify.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
-import { insertNotifications } from '../../src/modules/notifications/queries.ts'
+import { insertNotifications } from '../support/notifications.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, testDatabase, type Account, type Client } from '../support/harness.ts'

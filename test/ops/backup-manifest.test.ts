@@ -15,6 +15,7 @@ import { systemClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/log.ts'
 import { LocalDiskStorage } from '../../src/storage/local-disk.ts'
 import { client, signUp, testConfig } from '../support/harness.ts'
+import { withServices } from '../../src/services/index.ts'
 
 /*
  * Issue 48: a backup holds every password hash, so only the service's user may read it (file
@@ -34,7 +35,7 @@ beforeAll(async () => {
   db = await connectEmbedded(join(root, 'data'))
   await migrate(db.sql)
   const storage = await LocalDiskStorage.create(join(root, 'data', 'files'))
-  const api = client(buildApp({ sql: db.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage, db: db.capability }))
+  const api = client(buildApp(withServices({ sql: db.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage, db: db.capability })))
   await signUp(api, 'TEACHER')
   await signUp(api, 'STUDENT')
   backupDir = join(root, 'backups')

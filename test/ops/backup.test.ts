@@ -15,6 +15,7 @@ import { LocalDiskStorage } from '../../src/storage/local-disk.ts'
 import { client, signUp, testConfig } from '../support/harness.ts'
 import { formOf } from '../security/world.ts'
 import { waitFor } from '../support/wait.ts'
+import { withServices } from '../../src/services/index.ts'
 
 /**
  * Backups of the embedded database: a backup taken while writes run restores to exactly the
@@ -60,7 +61,7 @@ async function service() {
   dbs.push(db)
   await migrate(db.sql)
   const storage = await LocalDiskStorage.create(join(dataDir, 'files'))
-  const app = buildApp({ sql: db.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage, db: db.capability })
+  const app = buildApp(withServices({ sql: db.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage, db: db.capability }))
   return { dataDir, db, storage, api: client(app) }
 }
 
@@ -137,7 +138,7 @@ describe('backup and restore of the embedded database', () => {
     dbs.push(back)
     expect(await tableRows(back.sql)).toEqual(expectedRows)
     // A service on the restored directory serves the restored files.
-    const app = buildApp({ sql: back.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage: new LocalDiskStorage(join(target, 'files')), db: back.capability })
+    const app = buildApp(withServices({ sql: back.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage: new LocalDiskStorage(join(target, 'files')), db: back.capability }))
     const rapi = client(app)
     const login = await rapi.post('/auth/login', { json: { identifier: teacher.username, password: teacher.password } })
     const resources = await rapi.get(`/courses/${courseId}/resources?pageSize=200`, { token: login.data.accessToken })

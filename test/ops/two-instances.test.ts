@@ -7,7 +7,7 @@ import { addStudent, insertHomework, insertPoint } from '../support/fixtures.ts'
 import { signUp, teacherWithCourse } from '../support/harness.ts'
 import { freePort, scratchDatabase, startService, type ServiceProcess } from '../support/processes.ts'
 import { startS3Server, type S3Server } from '../support/s3.ts'
-import { waitFor } from '../support/wait.ts'
+import { afterJobRuns, waitFor } from '../support/wait.ts'
 
 /**
  * Issue 13.5: two real server processes on one PostgreSQL database and one bucket, each with
@@ -20,10 +20,12 @@ describe.skipIf(!process.env.DATABASE_URL)('two instances on one database and on
   let b: ServiceProcess
   let sql: postgres.Sql
   let metricsPort: number
+  let metricsPortB: number
   beforeAll(async () => {
     db = await scratchDatabase('cls_two')
     s3 = await startS3Server()
     metricsPort = await freePort()
+    metricsPortB = await freePort()
     const env = {
       DATABASE_URL: db.url,
       JWT_SECRET: 'two-instances-secret-two-instances-secret',
@@ -31,7 +33,7 @@ describe.skipIf(!process.env.DATABASE_URL)('two instances on one database and on
       REMINDER_SCAN_CRON: '* * * * * *',
       ...s3.env('two/'),
     }
-    ;[a, b] = await Promise.all([startService({ env: { ...env, METRICS_PORT: String(metricsPort) } }), startService({ env })])
+    ;[a, b] = await Promise.all([startService({ env: { ...env, METRICS_PORT: String(metricsPort) } }), startService({ env: { ...env, METRICS_PORT: String(metricsPortB) } })])
     sql = postgres(db.url, { max: 2, onnotice: () => {} })
   }, 90_000)
   afterAll(async () => {
@@ -102,9 +104,8 @@ describe.skipIf(!process.env.DATABASE_URL)('two instances on one database and on
       },
       { timeoutMs: 30_000, intervalMs: 250, what: 'every reminder to be sent' },
     )
-    // The scenario: two more scans on each instance (every second) must deliver nothing again;
-    // there is no state to poll for "a scan that did nothing happened", so time passes.
-    await Bun.sleep(2500)
+    // Two more whole scans on each instance (job_runs_total) must deliver nothing again.
+    await afterJobRuns([metricsPort, metricsPortB], 'homework-reminders', 2)
     const rows = await sql<{ user_id: string; n: string }[]>`
       select n.user_id, count(*) as n from notifications n
         join homework_reminder_events e on e.id = n.event_id

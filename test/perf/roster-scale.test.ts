@@ -13,6 +13,7 @@ import { scratchDatabase } from '../support/processes.ts'
 import { client, signUp, testConfig, uniq, usingExternalDb, type Account, type Client } from '../support/harness.ts'
 import { tmpdir } from 'node:os'
 import { join as joinPath } from 'node:path'
+import { withServices } from '../../src/services/index.ts'
 
 /*
  * Issue 23: every roster read costs the same for a course of 30 and of 100,000 students.
@@ -52,14 +53,14 @@ beforeAll(async () => {
     sql = countingSql(db.sql, (query) => recording && seen.push({ query, params: [] }))
   }
   await migrate(sql)
-  const deps: Deps = {
+  const deps: Deps = withServices({
     sql,
     config: testConfig(),
     clock: systemClock,
     log: createLogger('silent'),
     storage: new LocalDiskStorage(joinPath(tmpdir(), uniq('cls-files-'))),
     db: { kind: usingExternalDb() ? 'external' : 'embedded', maxConnections: usingExternalDb() ? 4 : 1 },
-  }
+  })
   api = client(buildApp(deps))
   owner = await signUp(api, 'TEACHER', 'Owner')
   seminarStudent = await signUp(api, 'STUDENT', 'Seminar student')

@@ -108,7 +108,8 @@ describe('generating events when a homework is created', () => {
     ['between start and due - 24h (open: START now)', plus(startAt, DAY), ['BEFORE_DUE_24H', 'DUE', 'START']],
     ['exactly at due - 24h (open: START now)', plus(dueAt, -DAY), ['DUE', 'START']],
     ['inside the last 24 hours (open: START now)', plus(dueAt, -HOUR), ['DUE', 'START']],
-    ['exactly at due', dueAt, []],
+    // At exactly dueAt work is still on time (src/lib/due.ts): the homework is open, START now.
+    ['exactly at due (still open: START now)', dueAt, ['START']],
     ['after due', plus(dueAt, HOUR), []],
   ] as const)('a trigger whose time has passed makes no event, except START at publish time of an open homework: generated %s', async (_name, now, expected) => {
     const c = await course(1)

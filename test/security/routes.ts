@@ -2,7 +2,7 @@ import type { Account, CallOptions, Client, Res } from '../support/harness.ts'
 import { testConfig, uniq } from '../support/harness.ts'
 import type { Sql } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
-import { issueLink } from '../../src/modules/accounts/links.ts'
+import { issueLink } from '../../src/modules/links/links.ts'
 import { unsubscribeToken } from '../../src/modules/email/tokens.ts'
 import { formOf, freshToken, type Side, type World } from './world.ts'
 

@@ -8,6 +8,7 @@ import type { Deps } from '../../src/deps.ts'
 import { ManualClock, systemClock, type Clock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/log.ts'
 import { LocalDiskStorage } from '../../src/storage/local-disk.ts'
+import { withServices } from '../../src/services/index.ts'
 import { client, type Client } from './client.ts'
 
 /**
@@ -48,7 +49,7 @@ export interface TestContext {
 export async function testApp(opts: { clock?: Clock; config?: Partial<Config>; deps?: Partial<Deps> } = {}): Promise<TestContext> {
   const db = await testDatabase()
   const config = testConfig(opts.config)
-  const deps: Deps = {
+  const deps: Deps = withServices({
     sql: db.sql,
     db: db.capability,
     config,
@@ -58,7 +59,7 @@ export async function testApp(opts: { clock?: Clock; config?: Partial<Config>; d
     // Each app gets its own empty file storage, so tests can assert on what is (not) on disk.
     storage: new LocalDiskStorage(join(tmpdir(), uniq('cls-files-'))),
     ...opts.deps,
-  }
+  })
   const app = buildApp(deps)
   return { app, deps, api: client(app) }
 }

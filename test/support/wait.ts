@@ -37,3 +37,26 @@ export async function eventually<T>(assertion: () => T | Promise<T>, opts: WaitO
     await pause(opts.intervalMs ?? 50)
   }
 }
+
+/** Finished runs (ok or failed) of the scheduled job `job` on the process serving metrics at `metricsPort` (job_runs_total). */
+export async function jobRuns(metricsPort: number, job: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+  let n = 0
+  for (const m of text.matchAll(/^job_runs_total\{([^}]*)\} (\d+)$/gm)) if (m[1]!.includes(`job="${job}"`)) n += Number(m[2])
+  return n
+}
+
+/**
+ * Waits until `job` has finished `runs` more runs on every process (by their METRICS_PORTs) than
+ * when called: "nothing happened twice" is checked after whole runs, not after a guessed sleep.
+ */
+export async function afterJobRuns(metricsPorts: number[], job: string, runs: number, opts: WaitOptions = {}) {
+  const start = await Promise.all(metricsPorts.map((p) => jobRuns(p, job)))
+  await waitFor(async () => (await Promise.all(metricsPorts.map((p) => jobRuns(p, job)))).every((n, i) => n >= start[i]! + runs), {
+    intervalMs: 100,
+    timeoutMs: 20_000,
+    what: `${runs} more runs of ${job} on every instance`,
+    ...opts,
+  })
+}
+

@@ -295,6 +295,7 @@ const en = {
     reminderStartTitle: 'New homework: {{task}}',
     reminderStartContent: '"{{task}}" in {{course}} is open. It is due in {{span}}.',
     reminderStartPassedContent: '"{{task}}" in {{course}} is open. Its deadline has passed.',
+    reminderStartDueNowContent: '"{{task}}" in {{course}} is open. It is due now: submit it before the due time passes.',
     reminderBeforeDueTitle: 'Homework due in 24 hours: {{task}}',
     reminderBeforeDueContent: '"{{task}}" in {{course}} is due in 24 hours. Remember to submit it in time.',
     reminderDueTitle: 'Homework due now: {{task}}',

@@ -274,6 +274,7 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     reminderStartTitle: '新作业：{{task}}',
     reminderStartContent: '课程“{{course}}”布置了新作业“{{task}}”，现在可以开始做了。距离截止还有 {{span}}。',
     reminderStartPassedContent: '课程“{{course}}”布置了新作业“{{task}}”，现在可以开始做了。截止时间已过。',
+    reminderStartDueNowContent: '课程“{{course}}”布置了新作业“{{task}}”，现在可以开始做了。现在就是截止时间，请在截止前提交。',
     reminderBeforeDueTitle: '作业 24 小时后截止：{{task}}',
     reminderBeforeDueContent: '课程“{{course}}”的作业“{{task}}”将在 24 小时后截止，请记得按时提交。',
     reminderDueTitle: '作业已到截止时间：{{task}}',

@@ -9,10 +9,11 @@ import * as authQ from '../auth/queries.ts'
 import { fromRow, throttleScopes, toUser } from '../auth/service.ts'
 import { queueAccountMail } from '../email/queries.ts'
 import { enrolInvitations } from '../rosters/service.ts'
-import { issueLink } from './links.ts'
+import { issueLink } from '../links/links.ts'
 import type { ChangeEmailBody, ChangePasswordBody, ForgotBody, ResetBody } from './model.ts'
 import * as q from './queries.ts'
-import { looksLikeToken, tokenHash } from './tokens.ts'
+import { retireLinks } from '../links/queries.ts'
+import { looksLikeToken, tokenHash } from '../links/tokens.ts'
 
 type AccountConfig = Pick<
   Config,
@@ -122,7 +123,7 @@ export async function verifyEmail(d: AccountDeps, token: string, now: Date) {
       const user = await q.setEmail(tx, link.user_id, link.email)
       // Links sent to the old address (verification, reset) stop working with it, and so does a
       // provider account linked through it: that link held for that address only.
-      await q.retireLinks(tx, link.user_id, ['VERIFY_EMAIL', 'RESET_PASSWORD'], now)
+      await retireLinks(tx, link.user_id, ['VERIFY_EMAIL', 'RESET_PASSWORD'], now)
       await q.unlinkEmailIdentities(tx, link.user_id)
       if (before.email_verified && before.email.toLowerCase() !== link.email.toLowerCase() && d.config.smtpUrl) {
         await queueNotice(tx, before, link.email, now)
@@ -290,7 +291,7 @@ export async function changePassword(d: AccountDeps, user: CurrentUser, sessionI
  */
 export async function recovered(tx: TxSql, userId: string, now: Date, keep: string | null) {
   await q.endSessions(tx, userId, now, keep)
-  await q.retireLinks(tx, userId, ['RESET_PASSWORD', 'CHANGE_EMAIL'], now)
+  await retireLinks(tx, userId, ['RESET_PASSWORD', 'CHANGE_EMAIL'], now)
   await q.unlinkEmailIdentities(tx, userId)
   await q.dropCalendarFeed(tx, userId)
 }

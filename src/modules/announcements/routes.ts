@@ -1,5 +1,4 @@
 import { Elysia } from 'elysia'
-import { fanoutOf } from '../../fanout.ts'
 import { z } from 'zod'
 import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
@@ -21,7 +20,7 @@ export function announcementRoutes(deps: Deps) {
       '',
       async ({ params, body, user, set }) => {
         set.status = 201
-        const a = await service.publish(sql, params.courseId, user, body, clock.now(), channelsOn(deps), fanoutOf(deps))
+        const a = await service.publish(sql, params.courseId, user, body, clock.now(), channelsOn(deps), deps.fanout)
         return ok(a, SAID[a.state])
       },
       {
@@ -53,7 +52,7 @@ export function announcementRoutes(deps: Deps) {
     .patch(
       '/:announcementId',
       async ({ params, body }) =>
-        ok(await service.update(sql, params.courseId, params.announcementId, body, clock.now(), channelsOn(deps), fanoutOf(deps)), 'Announcement updated.'),
+        ok(await service.update(sql, params.courseId, params.announcementId, body, clock.now(), channelsOn(deps), deps.fanout), 'Announcement updated.'),
       {
         params: AnnouncementParams,
         course: 'teacher',

@@ -1,5 +1,4 @@
 import { Elysia } from 'elysia'
-import { fanoutOf } from '../../fanout.ts'
 import { z } from 'zod'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
@@ -63,7 +62,7 @@ export function courseRoutes(deps: Deps) {
     })
     .patch(
       '/:courseId',
-      async ({ params, user, body }) => ok(await service.updateCourse(sql, params.courseId, user, body, clock.now(), fanoutOf(deps)), 'Course updated.'),
+      async ({ params, user, body }) => ok(await service.updateCourse(sql, params.courseId, user, body, clock.now(), deps.fanout), 'Course updated.'),
       {
         params: CourseParams,
         // An archived course accepts `archived: false` here (the service refuses other edits).

@@ -13,7 +13,7 @@ export const emailChannel: Channel = {
   name: 'email',
   enabled: (deps: Deps) => deps.emailEnabled === true,
   // No ON CONFLICT (a speculative insertion per row): each row is for a notification this
-  // statement has just written, whose id nothing else can hold yet.
+  // statement has just written, whose id nothing else can hold yet. References checked per statement by triggers, not foreign keys (src/db/dropped-foreign-keys.ts).
   fanOut: (tx: TxSql, wants: Fragment) => tx`
     insert into email_outbox (id, notification_id, user_id, created_at, next_attempt_at)
     select w.id, w.id, w.user_id, w.delivered_at, w.delivered_at

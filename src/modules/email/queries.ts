@@ -9,6 +9,7 @@ export async function queueAccountMail(
   tx: Sql | TxSql,
   m: { id: string; kind: AccountMailKind; userId: string; to: string; locale: string; secret: Uint8Array | null; params: Record<string, string> | null; now: Date },
 ) {
+  // References checked per statement by triggers, not foreign keys (src/db/dropped-foreign-keys.ts).
   await tx`
     insert into email_outbox (id, kind, user_id, to_address, locale, secret, params, created_at, next_attempt_at)
     values (${m.id}, ${m.kind}, ${m.userId}, ${m.to}, ${m.locale}, ${m.secret ? Buffer.from(m.secret) : null}, ${m.params ? tx.json(m.params) : null}, ${m.now}, ${m.now})`

@@ -3,11 +3,11 @@ import type { Logger } from '../../lib/log.ts'
 import { countEmail } from '../../metrics.ts'
 import { composeAccountMail } from './account-mail.ts'
 import { composeMail, type MailSettings } from './mail.ts'
-import type { MailMessage } from './mime.ts'
+import type { MailMessage } from '../../infra/mime.ts'
+import { smtpTransport as pooledTransport, type SmtpOptions, type Transport } from '../../infra/smtp.ts'
 import { claimDue, markFailed, markRetry, markSent, type OutboxRow } from './queries.ts'
-import { SmtpPool } from './smtp-pool.ts'
 
-export type { MailMessage }
+export type { MailMessage, Transport }
 
 /** Rows claimed at once; their mails go out in parallel over the pooled connections. */
 export const BATCH = 200
@@ -20,11 +20,6 @@ const MAX_RETRY_MS = 60 * 60_000
 
 /** 30 s, 1 min, 2 min, … capped at 1 h, after the n-th failed attempt. */
 export const backoffMs = (attempts: number) => Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1))
-
-export interface Transport {
-  sendMail(message: MailMessage): Promise<unknown>
-  close?(): void
-}
 
 /**
  * The mail of a claimed row, or why it is not sent. A notification goes only to a verified
@@ -40,21 +35,35 @@ function compose(item: OutboxRow, settings: MailSettings, now: Date): { mail: Ma
 }
 
 /**
- * A pool of `connections` SMTP connections kept open between mails, pipelining (smtp-pool.ts;
- * issue 30.2: a connection per mail paid the server's greeting delay every time, 7.7 mails/s into
- * a standard server; nodemailer's pool still paid four round trips and a MIME stream per mail).
- * The timeouts keep a dead server from holding a run for minutes; a connection the server closed
- * is replaced on the next mail.
+ * A pool of `connections` SMTP connections kept open between mails (nodemailer's pooled transport,
+ * src/infra/smtp.ts). Connecting and the greeting wait `socketTimeoutMs` (SMTP_TIMEOUT_SECONDS), so a
+ * dead server does not hold a run for minutes; a reply, the one to the end of a mail's data among
+ * them, is awaited at least half the lease: a late 250 still marks the row sent before any other
+ * sender may claim it again (LEASE_MS), so a slow server does not get the mail twice.
  */
-export function smtpTransport(url: string, connections = 8, timeouts: { socketTimeoutMs?: number } = {}): Transport {
-  // The end of a mail's data waits half the lease: a late 250 still marks the row sent before any
-  // other sender may claim it again (LEASE_MS), so a slow server does not get the mail twice.
-  return new SmtpPool(url, { connections, socketTimeoutMs: timeouts.socketTimeoutMs, dataTimeoutMs: Math.max(timeouts.socketTimeoutMs ?? 0, LEASE_MS / 2) })
+export function smtpTransport(
+  url: string,
+  connections = 8,
+  options: { socketTimeoutMs?: number; replyTimeoutMs?: number; requireTLS?: boolean; tls?: SmtpOptions['tls'] } = {},
+): Transport {
+  const timeoutMs = options.socketTimeoutMs ?? 30_000
+  return pooledTransport(url, {
+    connections,
+    timeoutMs,
+    socketTimeoutMs: options.replyTimeoutMs ?? Math.max(timeoutMs, LEASE_MS / 2),
+    requireTLS: options.requireTLS,
+    tls: options.tls,
+  })
 }
 
-/** A 5xx reply is permanent (the server refuses this mail); anything else is worth a retry. */
+/**
+ * A 5xx reply to this mail (its sender, recipient or data) is permanent: the server refuses this
+ * mail. Anything else is worth a retry, a refused login or STARTTLS among them (they say nothing
+ * about the mail: the configuration or the server is fixed and the mail goes out later).
+ */
 export function isPermanent(e: unknown) {
-  const code = (e as { responseCode?: number })?.responseCode
+  const { responseCode: code, command } = (e ?? {}) as { responseCode?: number; command?: string }
+  if (command !== undefined && command !== 'MAIL FROM' && command !== 'RCPT TO' && command !== 'DATA') return false
   return typeof code === 'number' && code >= 500 && code < 600
 }
 

@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
+import { lateSql } from '../../db/due-sql.ts'
 import { studentCountOf } from '../../db/student-count.ts'
 import { myCourses } from '../courses/queries.ts'
 import type { Rubric, RubricChoice } from '../../lib/rubric.ts'
@@ -60,8 +61,8 @@ export async function insertExperiment(
 export async function relabelLate(tx: TxSql, experimentId: string, dueAt: Date) {
   const res = await tx`
     update experiment_submissions
-       set late = submitted_at > ${dueAt}::timestamptz
-     where experiment_id = ${experimentId} and late <> (submitted_at > ${dueAt}::timestamptz)`
+       set late = ${lateSql(tx, tx`submitted_at`, tx`${dueAt}::timestamptz`)}
+     where experiment_id = ${experimentId} and late <> ${lateSql(tx, tx`submitted_at`, tx`${dueAt}::timestamptz`)}`
   return res.count
 }
 

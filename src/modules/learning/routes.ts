@@ -1,5 +1,4 @@
 import { Elysia } from 'elysia'
-import { fanoutOf } from '../../fanout.ts'
 import { z } from 'zod'
 import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
@@ -133,7 +132,7 @@ function structureRoutes(deps: Deps) {
       '/points/:pointId/tasks',
       async ({ course, params, body, set }) => {
         set.status = 201
-        return ok(await structure.createTask(sql, course.id, params.pointId, body, clock.now(), fanoutOf(deps)), 'Task created.')
+        return ok(await structure.createTask(sql, course.id, params.pointId, body, clock.now(), deps.fanout), 'Task created.')
       },
       {
         course: 'teacher',
@@ -159,7 +158,7 @@ function structureRoutes(deps: Deps) {
     .patch(
       '/tasks/:taskId',
       async ({ course, params, body }) => {
-        const task = await structure.updateTask(sql, course.id, params.taskId, body, clock.now(), fanoutOf(deps))
+        const task = await structure.updateTask(sql, course.id, params.taskId, body, clock.now(), deps.fanout)
         const r = task.regrade
         return ok(task, r ? `Task updated; ${r.rescored} of ${r.sheets} answer sheets regraded${r.needsReview ? `, ${r.needsReview} need grading again` : ''}.` : 'Task updated.')
       },

@@ -1,4 +1,5 @@
 import type { Sql, TxSql } from '../../db/connect.ts'
+import { lateSql } from '../../db/due-sql.ts'
 import type { PointRow, Rubric, StoredQuestion, TaskRow, UnitRow } from './rows.ts'
 
 type Db = Sql | TxSql
@@ -242,8 +243,8 @@ export async function setRubric(tx: TxSql, taskId: string, rubric: Rubric | null
 export async function relabelLate(tx: TxSql, taskId: string, dueAt: Date | null) {
   const res = await tx`
     update learning_submissions
-       set late = coalesce(submitted_at > ${dueAt}::timestamptz, false)
-     where task_id = ${taskId} and late <> coalesce(submitted_at > ${dueAt}::timestamptz, false)`
+       set late = ${lateSql(tx, tx`submitted_at`, tx`${dueAt}::timestamptz`)}
+     where task_id = ${taskId} and late <> ${lateSql(tx, tx`submitted_at`, tx`${dueAt}::timestamptz`)}`
   return res.count
 }
 

@@ -110,6 +110,7 @@ function writing(tx: TxSql, source: Fragment, via: Via, arbitrate: OnConflict): 
     (acc, c, i) => tx`${acc}, ${tx.unsafe(`channel_${i}`)} as (${c.fanOut(tx, wants(tx, c.name))})`,
     tx``,
   )
+  // References checked per statement by triggers, not foreign keys (src/db/dropped-foreign-keys.ts).
   return tx`written as (
       insert into notifications (id, user_id, notification_type, title, content, action_path, delivered_at, event_id, params)
       select ${uuidV7Rows(tx)}, s.user_id, s.params->>'kind', '', '', s.action_path, ${via.now}, s.event_id, s.params

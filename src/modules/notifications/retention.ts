@@ -12,7 +12,7 @@ const ROUNDS = 200
  * Safe on several instances at once: a batch takes its rows FOR UPDATE SKIP LOCKED, so two runs
  * never wait on or delete the same rows, and a row marked unread meanwhile is re-checked and kept.
  * The counters of sql/012 follow through the delete trigger, in the same transaction; the
- * e-mail outbox rows of deleted notifications go by the delete trigger of sql/048 (docs/database.md).
+ * e-mail outbox rows of deleted notifications go by the delete trigger of sql/048 that replaced their foreign key (src/db/dropped-foreign-keys.ts).
  */
 export async function purgeReadNotifications(sql: Sql, now: Date, days: number, batch = RETENTION_BATCH): Promise<number> {
   if (days <= 0) return 0

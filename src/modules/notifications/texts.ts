@@ -1,5 +1,6 @@
 import type { Locale } from '../../i18n/locale.ts'
 import { renderText } from '../../i18n/messages.ts'
+import { isLate } from '../../lib/due.ts'
 import type { NotificationType } from './types.ts'
 
 /*
@@ -108,11 +109,15 @@ function reminder(p: ReminderParams, locale: Locale, now: Date): RenderedText {
   const v = { task: p.taskTitle, course: p.courseTitle }
   switch (p.trigger) {
     case 'START': {
+      // The rule of src/lib/due.ts: at exactly dueAt the homework is still open (due now), after it late.
       const left = new Date(p.dueAt).getTime() - now.getTime()
-      return {
-        title: renderText(locale, 'reminderStartTitle', v),
-        content: left > 0 ? renderText(locale, 'reminderStartContent', { ...v, span: relativeSpan(left, locale) }) : renderText(locale, 'reminderStartPassedContent', v),
-      }
+      const content =
+        left > 0
+          ? renderText(locale, 'reminderStartContent', { ...v, span: relativeSpan(left, locale) })
+          : isLate(now, new Date(p.dueAt))
+            ? renderText(locale, 'reminderStartPassedContent', v)
+            : renderText(locale, 'reminderStartDueNowContent', v)
+      return { title: renderText(locale, 'reminderStartTitle', v), content }
     }
     case 'BEFORE_DUE_24H':
       return { title: renderText(locale, 'reminderBeforeDueTitle', v), content: renderText(locale, 'reminderBeforeDueContent', v) }

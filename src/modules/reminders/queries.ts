@@ -2,6 +2,7 @@ import { plainFirst, type OnConflict } from '../../db/plain-first.ts'
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { uuidV7Rows } from '../../db/uuid-v7.ts'
 import { inRange, type StudentRange } from '../../db/student-range.ts'
+import { openSql } from '../../db/due-sql.ts'
 
 export type TriggerType = 'START' | 'BEFORE_DUE_24H' | 'DUE'
 export const TRIGGER_TYPES: readonly TriggerType[] = ['START', 'BEFORE_DUE_24H', 'DUE']
@@ -12,13 +13,14 @@ export const TRIGGER_TYPES: readonly TriggerType[] = ['START', 'BEFORE_DUE_24H',
  * defined in one place: START = start_at, BEFORE_DUE_24H = due_at - 24h, DUE = due_at.
  *
  * `startNow`: the homework is being published (created as or turned into HOMEWORK) or a student
- * is joining. If it is already open (start_at <= now < due_at), START is scheduled at `now`
- * ("new homework", sent by the next scan) instead of at its passed start_at.
+ * is joining. If it is already open (start_at <= now <= due_at, the rule of src/lib/due.ts: at
+ * exactly due_at work is still on time), START is scheduled at `now` ("new homework", sent by the
+ * next scan) instead of at its passed start_at.
  */
 const triggersOf = (sql: Sql | TxSql, now: Date, startNow: boolean) => sql`
   cross join lateral (values
     ('START',
-     case when ${startNow} and t.start_at <= ${now} and ${now} < t.due_at then ${now}::timestamptz else t.start_at end,
+     case when ${startNow} and ${openSql(sql, sql`${now}::timestamptz`, sql`t.start_at`, sql`t.due_at`)} then ${now}::timestamptz else t.start_at end,
      t.notify_on_start),
     ('BEFORE_DUE_24H', t.due_at - interval '24 hours', t.notify_before_due_24h),
     ('DUE', t.due_at, t.notify_on_due)
@@ -47,7 +49,7 @@ export const onSchedule = (sql: Sql | TxSql, e: string, t: string, now: Date) =>
   case ${sql(e)}.trigger_type
     when 'START' then ${sql(t)}.notify_on_start
       and (${sql(e)}.scheduled_at = ${sql(t)}.start_at
-           or (${sql(e)}.scheduled_at <= ${now} and ${sql(t)}.start_at <= ${sql(e)}.scheduled_at and ${sql(e)}.scheduled_at < ${sql(t)}.due_at))
+           or (${sql(e)}.scheduled_at <= ${now} and ${openSql(sql, sql`${sql(e)}.scheduled_at`, sql`${sql(t)}.start_at`, sql`${sql(t)}.due_at`)}))
     when 'BEFORE_DUE_24H' then ${sql(t)}.notify_before_due_24h and ${sql(e)}.scheduled_at = ${sql(t)}.due_at - interval '24 hours'
     else ${sql(t)}.notify_on_due and ${sql(e)}.scheduled_at = ${sql(t)}.due_at
   end`
@@ -151,6 +153,7 @@ async function insertForMembers(
   range: StudentRange | undefined,
 ): Promise<number> {
   const order = tx`t.id, tr.scheduled_at, tr.trigger_type, m.user_id`
+  // References checked per statement by triggers, not foreign keys (src/db/dropped-foreign-keys.ts).
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
     select ${uuidV7Rows(tx, order)}, t.id, m.user_id, tr.trigger_type, tr.scheduled_at, ${now}
@@ -194,6 +197,7 @@ export async function generateForStudents(tx: TxSql, courseIds: string[], userId
 async function generateForPairs(tx: TxSql, courses: ReturnType<TxSql>, pairs: ReturnType<TxSql>, now: Date) {
   await lockVisibleTasks(tx, courses)
   const order = tx`j.user_id, t.id`
+  // References checked per statement by triggers, not foreign keys (src/db/dropped-foreign-keys.ts).
   const res = await tx`
     insert into homework_reminder_events (id, task_id, target_user_id, trigger_type, scheduled_at, created_at)
     select ${uuidV7Rows(tx, order)}, t.id, j.user_id, tr.trigger_type, tr.scheduled_at, ${now}

@@ -76,6 +76,7 @@ export async function queueTeacherInvitationMails(
       insert into roster_invitation_mails (id, email, invited_by, queued_at)
       select id, email, ${teacherId}, ${now} from course_invitations where id = any(${ids}::uuid[])`
     // No user (the address has no account) and no text from the teacher: fixed text and a registration link.
+    // References checked per statement by triggers, not foreign keys (src/db/dropped-foreign-keys.ts).
     await tx`
       insert into email_outbox (id, kind, user_id, to_address, locale, created_at, next_attempt_at)
       select i.id, 'ROSTER_INVITATION', null, i.email, coalesce(i.mail_locale, 'en'), ${now}, ${now}

@@ -1,16 +1,17 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server'
+import type { MailMessage } from '../../src/infra/mime.ts'
+import { smtpTransport, type SmtpOptions, type Transport } from '../../src/infra/smtp.ts'
 import { isPermanent } from '../../src/modules/email/sender.ts'
-import { SmtpPool } from '../../src/modules/email/smtp-pool.ts'
-import type { MailMessage } from '../../src/modules/email/mime.ts'
 import { freePort } from '../support/processes.ts'
 import { decodeQp } from './smtp.ts'
 
 /*
- * The pipelining SMTP pool (issue 30.2) against the real `smtp-server`: many mails over few
- * connections, each delivered once and intact (dot-stuffing), a refused recipient failing only
- * its own mail (also in the middle of a pipeline), a server without PIPELINING, STARTTLS,
- * implicit TLS, logins, and a connection the server closed while idle.
+ * The SMTP transport (nodemailer's pool since issue 50; a pipelining client of our own before)
+ * against the real `smtp-server`: many mails over few connections, each delivered once and intact
+ * (dot-stuffing), a refused recipient failing only its own mail, a server without PIPELINING,
+ * STARTTLS, SMTP_REQUIRE_TLS against a server that does not offer it, implicit TLS, logins, and a
+ * connection the server closed while idle.
  */
 
 interface Got {
@@ -21,10 +22,10 @@ interface Got {
 }
 
 let servers: SMTPServer[] = []
-let pools: SmtpPool[] = []
+let pools: Transport[] = []
 
 afterEach(async () => {
-  for (const p of pools) p.close()
+  for (const p of pools) p.close?.()
   await Promise.all(servers.map((s) => new Promise<void>((res) => s.close(() => res()))))
   servers = []
   pools = []
@@ -67,8 +68,8 @@ async function server(options: Partial<SMTPServerOptions> = {}) {
   return { got, port, connections }
 }
 
-function pool(url: string, options: ConstructorParameters<typeof SmtpPool>[1] = {}) {
-  const p = new SmtpPool(url, options)
+function pool(url: string, options: SmtpOptions = {}) {
+  const p = smtpTransport(url, options)
   pools.push(p)
   return p
 }
@@ -87,12 +88,12 @@ const mail = (i: number, to = `student${i}@example.test`): MailMessage => ({
 
 const messageId = (raw: string) => /^Message-ID:\s*(\S+)/im.exec(raw)?.[1]
 
-async function sendAll(p: SmtpPool, mails: MailMessage[]) {
+async function sendAll(p: Transport, mails: MailMessage[]) {
   return Promise.allSettled(mails.map((m) => p.sendMail(m)))
 }
 
-describe('SmtpPool', () => {
-  test('200 mails over 3 pipelined connections: each delivered once, intact; a refused recipient fails only its own mail', async () => {
+describe('SMTP transport', () => {
+  test('200 mails over 3 pooled connections: each delivered once, intact; a refused recipient fails only its own mail', async () => {
     const s = await server()
     const p = pool(`smtp://127.0.0.1:${s.port}`, { connections: 3 })
     const mails = Array.from({ length: 200 }, (_, i) => (i % 50 === 7 ? mail(i, `refused${i}@example.test`) : mail(i)))
@@ -117,7 +118,7 @@ describe('SmtpPool', () => {
     expect(one.raw).toContain('Date: Sat, 01 Mar 2031 08:00:00 +0000')
   })
 
-  test('a server without PIPELINING gets one command at a time: same result', async () => {
+  test('a server without PIPELINING: same result', async () => {
     const s = await server({ hidePIPELINING: true })
     const p = pool(`smtp://127.0.0.1:${s.port}`, { connections: 2 })
     const mails = Array.from({ length: 30 }, (_, i) => (i === 11 ? mail(i, 'refused@example.test') : mail(i)))
@@ -152,7 +153,7 @@ describe('SmtpPool', () => {
     }
   })
 
-  test('a refused login fails the mails without a reply code (retried later, not given up at once); a wrong certificate is refused', async () => {
+  test('a refused login fails the mails retryably (its 535 is about the login, not the mail: retried later, not given up at once); a wrong certificate is refused', async () => {
     const s = await server({
       disabledCommands: ['STARTTLS'],
       authOptional: false,
@@ -171,6 +172,20 @@ describe('SmtpPool', () => {
     const untrusted = await sendAll(pool(`smtp://127.0.0.1:${tls.port}`), [mail(4)])
     expect(untrusted[0]!.status).toBe('rejected')
     expect(tls.got).toHaveLength(0)
+  })
+
+  test('SMTP_REQUIRE_TLS: a server that does not offer STARTTLS gets nothing (no plaintext fallback); one that does gets the mail over TLS', async () => {
+    const plain = await server({ disabledCommands: ['STARTTLS', 'AUTH'] })
+    const refused = await sendAll(pool(`smtp://127.0.0.1:${plain.port}`, { requireTLS: true }), [mail(1)])
+    expect(refused[0]!.status).toBe('rejected')
+    expect(isPermanent((refused[0] as PromiseRejectedResult).reason)).toBe(false)
+    expect(plain.got).toHaveLength(0)
+    const secured: boolean[] = []
+    const tls = await server({ disabledCommands: ['AUTH'], onMailFrom: (_a, session, cb) => (secured.push(session.secure), cb()) })
+    const sent = await sendAll(pool(`smtp://127.0.0.1:${tls.port}`, { requireTLS: true, tls: { rejectUnauthorized: false } }), [mail(2)])
+    expect(sent[0]!.status).toBe('fulfilled')
+    expect(tls.got).toHaveLength(1)
+    expect(secured).toEqual([true])
   })
 
   test('smtps:// is TLS from the first byte', async () => {

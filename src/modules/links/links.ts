@@ -5,6 +5,11 @@ import { seal } from '../email/sealed.ts'
 import * as q from './queries.ts'
 import { newLinkToken, tokenHash } from './tokens.ts'
 
+/*
+ * One-time account links (verification, address change, password reset): issued here, for the
+ * account routes (modules/accounts), registration (modules/auth) and the operator's CLI, so that
+ * neither of those imports the other (issue 50: accounts ↔ auth was a folder cycle).
+ */
 export interface IssueLink {
   userId: string
   purpose: q.LinkPurpose

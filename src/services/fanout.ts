@@ -1,10 +1,10 @@
-import { channelsOn } from './channels.ts'
-import type { Deps } from './deps.ts'
-import type { Fanout } from './lib/fanout.ts'
-import { announcementChunk } from './modules/announcements/fanout.ts'
-import { reminderChunk } from './modules/reminders/fanout.ts'
+import { channelsOn } from '../channels.ts'
+import type { Deps } from '../deps.ts'
+import type { Fanout } from '../lib/fanout.ts'
+import { announcementChunk } from '../modules/announcements/fanout.ts'
+import { reminderChunk } from '../modules/reminders/fanout.ts'
 
-export type { Fanout, FanoutPolicy } from './lib/fanout.ts'
+export type { Fanout, FanoutPolicy } from '../lib/fanout.ts'
 
 /*
  * The background fan-out (issue 26). A homework or an announcement in a course of more than
@@ -20,19 +20,13 @@ export type { Fanout, FanoutPolicy } from './lib/fanout.ts'
  * Courses up to the limit are written inline, in the request's transaction, as before.
  */
 
-const runners = new WeakMap<Deps, Fanout>()
-
-/** The app's fan-out (one per Deps, like its stream hub and overview cache). */
-export function fanoutOf(deps: Deps): Fanout {
-  let f = runners.get(deps)
-  if (!f) {
-    f = createFanout(deps)
-    runners.set(deps, f)
-  }
-  return f
-}
-
-function createFanout(deps: Deps): Fanout {
+/**
+ * The app's fan-out runner, built once by the composition root (src/services/index.ts
+ * `withServices`, called by server.ts and the test harness) and passed as `Deps.fanout`: the
+ * routes that queue work reach it there, never through an import of this file (issue 50: it
+ * was found through a WeakMap keyed by Deps, and announcements ↔ fanout was a folder cycle).
+ */
+export function createFanout(deps: Deps): Fanout {
   const size = deps.config.fanoutChunkStudents
   let running: Promise<void> | null = null
   let again = false

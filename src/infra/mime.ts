@@ -3,7 +3,7 @@ import { domainToASCII } from 'node:url'
 import { encodeWords } from 'nodemailer/lib/mime-funcs'
 import { encode as qpEncode, wrap as qpWrap } from 'nodemailer/lib/qp'
 
-/** What a mail says; the SMTP pool (smtp-pool.ts) turns it into one MIME message with toMime. */
+/** What a mail says; the SMTP transport (smtp.ts) sends it as the one MIME message toMime builds. */
 export interface MailMessage {
   from: string
   to: string
