@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { IsoDateTime, Uuid } from '../../http/envelope.ts'
 import { plainText } from '../../http/text.ts'
 import { GradeBody } from '../../lib/grading.ts'
-import { Rubric, RubricChoice } from '../../lib/rubric-model.ts'
+import { Rubric, RubricChoice } from '../rubrics/model.ts'
 
 /** Requests accept any ISO-8601 date-time with an offset (`Z` or `+08:00`). */
 const DateTimeInput = z.iso

@@ -2,7 +2,7 @@ import type { Sql, TxSql } from '../../db/connect.ts'
 import { lateSql } from '../../db/due-sql.ts'
 import { studentCountOf } from '../../db/student-count.ts'
 import { myCourses } from '../courses/queries.ts'
-import type { Rubric, RubricChoice } from '../../lib/rubric.ts'
+import type { Rubric, RubricChoice } from '../rubrics/rules.ts'
 
 export interface ExperimentRow {
   id: string

@@ -1,4 +1,4 @@
-import type { Rubric, RubricChoice } from '../../lib/rubric.ts'
+import type { Rubric, RubricChoice } from '../rubrics/rules.ts'
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { studentCountOf } from '../../db/student-count.ts'
 import type { RowWindow } from '../../http/pagination.ts'

@@ -3,7 +3,7 @@ import { IsoDateTime, Uuid } from '../../http/envelope.ts'
 import { pageFields } from '../../http/pagination.ts'
 import { plainText } from '../../http/text.ts'
 import { GradeBody } from '../../lib/grading.ts'
-import { Rubric as RubricSchema, RubricChoice as RubricChoiceSchema } from '../../lib/rubric-model.ts'
+import { Rubric as RubricSchema, RubricChoice as RubricChoiceSchema } from '../rubrics/model.ts'
 import { MAX_FILES, SubmissionFile } from '../../storage/submission-files.ts'
 import { uploadedFile } from '../../storage/upload.ts'
 

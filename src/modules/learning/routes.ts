@@ -36,7 +36,7 @@ import {
 import * as structure from './structure-service.ts'
 import { Released } from './model.ts'
 import { releaseTask } from './release.ts'
-import { RubricBody } from '../../lib/rubric-model.ts'
+import { RubricBody } from '../rubrics/model.ts'
 import * as submissions from './submission-service.ts'
 
 const HIDDEN_KEY = 'Students never receive `correctOptions`; the course teacher does.'

@@ -43,8 +43,8 @@ export interface StoredQuestion {
 /** When students see a task's grades (sql/058): at once, or when the teacher releases them. */
 export type GradeRelease = 'AUTOMATIC' | 'MANUAL'
 
-export type { Rubric, RubricChoice, RubricCriterion, RubricLevel } from '../../lib/rubric.ts'
-import type { Rubric, RubricChoice } from '../../lib/rubric.ts'
+export type { Rubric, RubricChoice, RubricCriterion, RubricLevel } from '../rubrics/rules.ts'
+import type { Rubric, RubricChoice } from '../rubrics/rules.ts'
 
 export interface TaskRow {
   id: string

@@ -13,8 +13,8 @@ import { changedTriggers, mergePatch, scheduleChanged, taskValues } from './task
 import { afterEdit, isVisible, nextPublication } from './publishing.ts'
 import { hasHeld } from './submission-queries.ts'
 import { takesAnswers } from './submission-service.ts'
-import { rubricValues } from '../../lib/rubric.ts'
-import type { RubricBody } from '../../lib/rubric-model.ts'
+import { rubricValues } from '../rubrics/rules.ts'
+import type { RubricBody } from '../rubrics/model.ts'
 import { gradesHeld } from './release.ts'
 
 const unitNotFound = () => notFound('UNIT_NOT_FOUND', 'This learning unit does not exist in this course.')

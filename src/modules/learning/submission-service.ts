@@ -18,7 +18,7 @@ import { SubmitBody, SubmitForm, type AnswerInput, type LearningGradeBody, type 
 import { toOverviewRow, toSubmission, type QuestionScore, type StoredAnswer, type StoredQuestion, type SubmissionRow, type TaskRow } from './rows.ts'
 import { staleScores } from './regrade.ts'
 import { askedOn, autoScore, sheetScore } from './scoring.ts'
-import { rubricQuestionScores, rubricScore } from '../../lib/rubric.ts'
+import { rubricQuestionScores, rubricScore } from '../rubrics/rules.ts'
 import * as q from './submission-queries.ts'
 import { findTask } from './structure-queries.ts'
 import { invalid } from './task-input.ts'

@@ -1,6 +1,6 @@
-import { badRequest, type FieldError } from '../http/errors.ts'
-import { newId } from './ids.ts'
-import type { RubricBody } from './rubric-model.ts'
+import { badRequest, type FieldError } from '../../http/errors.ts'
+import { newId } from '../../lib/ids.ts'
+import type { RubricBody } from './model.ts'
 
 /** The stored shapes (`rubric` of learning_tasks and experiments, `rubric_choices` of sheets, sql/058). */
 export interface RubricLevel {

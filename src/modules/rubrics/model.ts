@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { Uuid } from '../http/envelope.ts'
-import { plainText } from '../http/text.ts'
+import { Uuid } from '../../http/envelope.ts'
+import { plainText } from '../../http/text.ts'
 
 /*
  * Rubrics (issue 54): criteria × levels on a homework, a quiz's short answers or an experiment.
