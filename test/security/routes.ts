@@ -354,6 +354,8 @@ export const ROUTES: Record<string, RouteSpec> = {
   },
   'GET /courses/imports/:importId': { access: 'importer', ok: 200 },
 
+  'GET /courses/:courseId/export.imscc': { access: 'teacher', ok: 200 },
+
   // Resources
   'POST /courses/:courseId/resources': {
     access: 'teacher',

@@ -8,6 +8,9 @@ import { requestLocale } from '../../i18n/request.ts'
 import { newId } from '../../lib/ids.ts'
 import { multipartRequestBody } from '../../storage/openapi.ts'
 import { checkUpload, cleanFileName, parseForm, withUpload } from '../../storage/upload.ts'
+import { CourseParams } from '../../http/params.ts'
+import { contentDisposition } from '../../storage/download.ts'
+import { exportCourse } from './export.ts'
 import { importRunnerOf } from './job.ts'
 import { ImportForm, ImportJob, ImportParams } from './model.ts'
 import * as q from './queries.ts'
@@ -85,6 +88,32 @@ export function transferRoutes(deps: Deps) {
           summary: 'A course import: state, progress and report (the teacher who started it)',
           description:
             '`state` QUEUED, RUNNING, DONE (with `courseId` and `report`: what was created and what was skipped, each with why) or FAILED (with `error`: code and message). Another teacher\'s import is 404 (40420).',
+        },
+      },
+    )
+    .get(
+      '/courses/:courseId/export.imscc',
+      async ({ course }) => {
+        const pkg = await exportCourse(sql, storage, course.id, clock.now())
+        return new Response(pkg.body, {
+          headers: {
+            'content-type': 'application/vnd.ims.imsccv1p1',
+            'content-disposition': contentDisposition(pkg.fileName),
+            'cache-control': 'private, no-store',
+            'x-content-type-options': 'nosniff',
+          },
+        })
+      },
+      {
+        course: 'teacher',
+        params: CourseParams,
+        detail: {
+          summary: "Export the course as a Common Cartridge 1.1 package (the course's teachers)",
+          description:
+            'Streamed zip (`Content-Disposition: attachment`) whose imsmanifest.xml validates against the IMS CC 1.1 schemas: units and knowledge points as organization items, TEXT as HTML webcontent, LINK as web links, files as webcontent, quizzes as QTI 1.2 with keys and points, homework with its dates (Canvas\'s assignment extension). Importing it gives the same course back. See docs/course-import-export.md.',
+          responses: {
+            200: { description: 'The cartridge, as an attachment.', content: { 'application/vnd.ims.imsccv1p1': { schema: { type: 'string', format: 'binary' } } } },
+          },
         },
       },
     )
