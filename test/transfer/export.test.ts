@@ -122,6 +122,21 @@ describe('GET /courses/{courseId}/export.imscc', () => {
     const run = Bun.spawnSync(['xmllint', '--noout', '--nonet', '--schema', SCHEMA, join(dir, 'imsmanifest.xml')], { stderr: 'pipe' })
     expect(run.stderr.toString()).toContain('validates')
     expect(run.exitCode).toBe(0)
+    // The QTI assessments and web links against their CC 1.1 profiles too.
+    const checks: [string, string][] = [
+      ['assessment_qti.xml', 'ccv1p1_qtiasiv1p2p1_v1p0.xsd'],
+      ['.xml', 'ccv1p1_imswl_v1p1.xsd'],
+    ]
+    for (const [suffix, xsd] of checks) {
+      const docs = Object.keys(files).filter((n) => n.endsWith(suffix) && (xsd.includes('imswl') ? n.startsWith('links/') : true))
+      expect(docs.length).toBeGreaterThan(0)
+      for (const name of docs) {
+        const path = join(dir, name.replace(/\//g, '_'))
+        await writeFile(path, files[name]!)
+        const r = Bun.spawnSync(['xmllint', '--noout', '--nonet', '--schema', join(SCHEMA, '..', xsd), path], { stderr: 'pipe' })
+        expect(r.stderr.toString()).toContain('validates')
+      }
+    }
   })
 
   test('the file bytes are in the package; quizzes are QTI 1.2 with keys and points; homework has its dates', () => {
