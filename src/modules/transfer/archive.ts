@@ -64,13 +64,23 @@ export async function sniff(path: string): Promise<PackageKind | null> {
   }
 }
 
+/**
+ * Every inflated chunk is garbage once stored; as with uploads (src/storage/upload.ts), an
+ * asynchronous collection every 16 MB keeps JavaScriptCore from letting dead chunks pile up.
+ */
+const COLLECT_EVERY_BYTES = 16 * 1024 * 1024
+
 /** Counts an entry's bytes as they pass; throws (through the stream) past the caps. */
-function counted(source: Readable, compressed: number | null, total: { bytes: number }, limits: ArchiveLimits): Readable {
+function counted(source: Readable, compressed: number | null, total: { bytes: number; collectedAt?: number }, limits: ArchiveLimits): Readable {
   let own = 0
   const out = new Readable({ read() { source.resume() } })
   source.on('data', (chunk: Buffer) => {
     own += chunk.length
     total.bytes += chunk.length
+    if (total.bytes - (total.collectedAt ?? 0) >= COLLECT_EVERY_BYTES) {
+      total.collectedAt = total.bytes
+      Bun.gc(false)
+    }
     if (total.bytes > limits.maxExtractedBytes || (compressed !== null && own > MIN_RATIO_BYTES && own > compressed * MAX_RATIO)) {
       source.destroy()
       out.destroy(bomb())
