@@ -236,6 +236,17 @@ describe('hostile and broken packages: FAILED with a clear message, nothing left
     await failed(zip({ 'imsmanifest.xml': '<manifest><organizations></manifest' }), 42222, /cannot be read|no imsmanifest/)
   })
 
+  test('control characters and NULs inside an otherwise valid package are cleaned, not a failure', async () => {
+    const manifestText = `<?xml version="1.0"?><manifest identifier="m" xmlns="http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"><metadata><lom><general><title><string>Odd\u0007 course</string></title><description><string>line\u0000one</string></description></general></lom></metadata><organizations><organization identifier="o"><item identifier="r"><item identifier="u"><title>Unit\u0001 one</title><item identifier="a" identifierref="P"><title>Page\u0000</title></item><item identifier="b" identifierref="F"><title>File</title></item><item identifier="c" identifierref="X"><title>Tool\u0000</title></item></item></item></organization></organizations><resources><resource identifier="P" type="webcontent" href="p.html"><file href="p.html"/></resource><resource identifier="F" type="webcontent" href="web_resources/ab.pdf"><file href="web_resources/ab.pdf"/></resource><resource identifier="X" type="odd\u0000type"/></resources></manifest>`
+    const job = await importOf(zip({ 'imsmanifest.xml': manifestText, 'p.html': '<p>nul\u0000 here</p>', 'web_resources/ab.pdf': PNG }), 'odd.imscc')
+    expect(job.state).toBe('DONE')
+    expect(job.report.created).toMatchObject({ units: 1, tasks: 2, files: 1 })
+    expect(job.report.skipped).toEqual([{ kind: 'odd type', title: 'Tool', reason: 'This kind of content has no equivalent here.' }])
+    const units = await treeOf(job.courseId)
+    expect(units[0].title).toBe('Unit one')
+    expect(tasksOf(units).map((t) => t.title)).toEqual(['Page', 'File'])
+  })
+
   test('a run cut off by a killed process: the lease runs out, the next runner starts again; after three tries FAILED', async () => {
     const res = await post(zip({ 'imsmanifest.xml': manifest() }), 'slow.imscc')
     await importRunnerOf(ctx.deps).kick()

@@ -1,7 +1,7 @@
 import { arr, attr, parseXml, text, type XNode } from './xml.ts'
 import { ImportFailure } from './failure.ts'
 import { qtiQuestions } from './qti.ts'
-import { cleanTitle, newPlan, normalise, refPaths, resourceFor, rewriteLinks, shift, type Plan, type PlanPoint, type PlanTask } from './plan.ts'
+import { cleanTitle, newPlan, plainOf, normalise, refPaths, resourceFor, rewriteLinks, shift, type Plan, type PlanPoint, type PlanTask } from './plan.ts'
 import type { Texts } from './scan.ts'
 
 /**
@@ -42,7 +42,7 @@ export function ccPlan(texts: Texts, files: Set<string>, shiftDays: number, topi
   const plan = newPlan()
   const lom = manifest.metadata?.lom?.general
   plan.title = cleanTitle(text(arr(lom?.title?.string)[0]) || text(lom?.title), 'Imported course')
-  plan.description = text(arr(lom?.description?.string)[0]).slice(0, 5000)
+  plan.description = plainOf(text(arr(lom?.description?.string)[0])).slice(0, 5000)
 
   const resources = new Map<string, CcResource>()
   for (const r of arr(manifest.resources?.resource)) {

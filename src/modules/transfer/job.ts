@@ -82,7 +82,10 @@ async function runOne(deps: Deps, job: q.ImportRow & { locale: string | null }, 
     await progress(92)
     const at = now()
     const { courseId, created, usedKeys } = await writePlan(sql, plan, stored, job.teacher_id, at)
-    const ok = await q.markDone(sql, job.id, job.attempts, courseId, { created, skipped: plan.skipped }, now())
+    // The report is text from the package: no control characters into jsonb (it refuses \u0000).
+    const clean = (v: string) => v.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 300)
+    const skipped = plan.skipped.map((x) => ({ kind: clean(x.kind), title: clean(x.title), reason: clean(x.reason) }))
+    const ok = await q.markDone(sql, job.id, job.attempts, courseId, { created, skipped }, now())
     if (!ok) {
       // Another runner took the import over (this one's lease ran out): its course stands, not ours.
       await sql`delete from courses where id = ${courseId}`
@@ -90,7 +93,7 @@ async function runOne(deps: Deps, job: q.ImportRow & { locale: string | null }, 
     }
     for (const [, f] of stored) if (!usedKeys.has(f.key)) await storage.remove(f.key).catch(() => {})
     await storage.remove(job.storage_key!).catch(() => {})
-    log.info('course imported', { importId: job.id, courseId, ...created, skipped: plan.skipped.length })
+    log.info('course imported', { importId: job.id, courseId, ...created, skipped: skipped.length })
   } catch (e) {
     await Promise.allSettled([...stored.values()].map((f) => storage.remove(f.key)))
     const f =

@@ -1,5 +1,6 @@
 import sanitizeHtml from 'sanitize-html'
 import { newId } from '../../lib/ids.ts'
+import { cleanContentType, cleanFileName } from '../../storage/upload.ts'
 import type { QuestionType } from '../learning/model.ts'
 
 /**
@@ -71,7 +72,7 @@ export const resourceUrl = (id: string) => `/api/v1/resources/${id}/file`
 export function resourceFor(plan: Plan, path: string, name: string, contentType = ''): PlanResource {
   let r = plan.resources.get(path)
   if (!r) {
-    r = { id: newId(), path, name: name || path.split('/').pop() || 'file', contentType: contentType || guessType(path) }
+    r = { id: newId(), path, name: cleanFileName(name || path.split('/').pop() || 'file'), contentType: cleanContentType(contentType || guessType(path)) }
     plan.resources.set(path, r)
   }
   return r
