@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { signUp, type Account } from '../support/harness.ts'
-import { expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, startServer, type Server, type Tab } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, startServer, type Server, type Tab } from './support.ts'
 
 setDefaultTimeout(90_000)
 
@@ -46,10 +46,13 @@ describe.skipIf(!hasChromium)('course import in Chromium', () => {
     const skipped = report.getByTestId('import-skipped')
     expect(await skipped.getByRole('row', { name: /Discussion\s+Discussions have no equivalent here\./ }).count()).toBe(1)
     expect(await skipped.getByRole('row', { name: /LTI\s+An LTI link needs a tool registered here/ }).count()).toBeGreaterThan(0)
+    await expectAccessible(page, 'course list with an import report')
     await report.getByRole('link', { name: 'Open the imported course' }).click()
     await page.waitForURL('**/manage**')
     await page.goto(`${new URL(page.url()).pathname}?tab=settings`)
     const exportLink = page.getByTestId('export-course')
+    await exportLink.waitFor()
+    await expectAccessible(page, 'course settings with Export')
     const href = await exportLink.getAttribute('href')
     expect(href).toMatch(/^\/core\/api\/v1\/courses\/[0-9a-f-]+\/export\.imscc$/)
     const res = await page.request.get(href!)
