@@ -24,6 +24,7 @@ import { reminderRoutes } from './modules/reminders/routes.ts'
 import { resourceRoutes } from './modules/resources/routes.ts'
 import { ssoRoutes } from './modules/sso/routes.ts'
 import { termRoutes } from './modules/terms/routes.ts'
+import { transferRoutes } from './modules/transfer/routes.ts'
 import { workspaceRoutes } from './modules/workspace/routes.ts'
 import { webRoutes } from './web/routes.ts'
 
@@ -33,6 +34,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
     .use(authRoutes(deps))
     .use(accountRoutes(deps))
     .use(ssoRoutes(deps))
+    .use(transferRoutes(deps))
     .use(courseRoutes(deps))
     .use(rosterRoutes(deps))
     .use(announcementRoutes(deps))

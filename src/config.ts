@@ -49,6 +49,10 @@ const EnvSchema = z
     FANOUT_CRON: cronExpr.default('*/15 * * * * *'),
     TASK_PUBLISH_CRON: cronExpr.default('* * * * *'),
     MAX_UPLOAD_BYTES: int(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
+    // Course imports (issue 51): the package's own limit, what it may expand to, and the job's schedule.
+    MAX_IMPORT_BYTES: int(1024, 8 * 1024 * 1024 * 1024).default(512 * 1024 * 1024),
+    IMPORT_MAX_EXTRACTED_BYTES: int(1024, 64 * 1024 * 1024 * 1024).default(4 * 1024 * 1024 * 1024),
+    IMPORT_CRON: cronExpr.default('*/10 * * * * *'),
     LOGIN_MAX_FAILURES: int(1, 1000).default(5),
     LOGIN_MAX_FAILURES_PER_IP: int(1, 100000).default(50),
     LOGIN_MAX_FAILURES_PER_ACCOUNT: int(1, 100000).default(50),
@@ -210,6 +214,12 @@ export interface Config {
   /** The task-publisher job (scheduled tasks published when their time comes); "off" disables. */
   taskPublishCron: string
   maxUploadBytes: number
+  /** A course package's upload limit (POST /courses/imports), not MAX_UPLOAD_BYTES. */
+  maxImportBytes: number
+  /** The most bytes a package may expand to (a zip bomb's cap). */
+  importMaxExtractedBytes: number
+  /** The import runner's schedule (picks up queued imports and ones a stopped instance left); "off" disables. */
+  importCron: string
   loginMaxFailures: number
   loginMaxFailuresPerIp: number
   loginMaxFailuresPerAccount: number
@@ -315,6 +325,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fanoutCron: e.FANOUT_CRON,
     taskPublishCron: e.TASK_PUBLISH_CRON,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    maxImportBytes: e.MAX_IMPORT_BYTES,
+    importMaxExtractedBytes: e.IMPORT_MAX_EXTRACTED_BYTES,
+    importCron: e.IMPORT_CRON,
     loginMaxFailures: e.LOGIN_MAX_FAILURES,
     loginMaxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
     loginMaxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,

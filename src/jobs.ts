@@ -16,6 +16,7 @@ import { publishScheduledAnnouncements } from './modules/announcements/service.t
 import { sweepStorage } from './storage/sweep.ts'
 import { createBackup } from './backup/backup.ts'
 import { oneAtATime } from './backup/on-demand.ts'
+import { importRunnerOf } from './modules/transfer/job.ts'
 
 export interface Job {
   name: string
@@ -39,6 +40,7 @@ export function defaultJobs(deps: Deps): Job[] {
     taskPublisherJob(deps),
     storageSweepJob(deps),
     maintenanceJob(deps),
+    importJob(deps),
     ...(deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl), invitationMailJob(deps)] : []),
     ...(deps.config.notificationRetentionDays > 0 ? [notificationRetentionJob(deps)] : []),
   ]
@@ -109,6 +111,19 @@ export function maintenanceJob(deps: Deps): Job {
     pattern: deps.config.dbMaintenanceCron,
     // A session advisory lock and a session setting: on the direct connection when pooled.
     run: () => maintainDatabase(deps.direct ?? deps.sql, deps.db),
+  }
+}
+
+/**
+ * Course imports (src/modules/transfer/job.ts): queued ones, and ones whose instance stopped
+ * mid-import (their lease ran out). Every 10 s by default (IMPORT_CRON; 'off' disables it on this
+ * instance). Safe on every instance at once (SKIP LOCKED claims with a lease).
+ */
+export function importJob(deps: Deps): Job {
+  return {
+    name: 'course-imports',
+    pattern: deps.config.importCron,
+    run: () => importRunnerOf(deps).kick(),
   }
 }
 

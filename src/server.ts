@@ -144,7 +144,7 @@ try {
     // Elysia turns reusePort on, which lets a second process share a port in use.
     reusePort: false,
     // Bun's own hard cap, above the app's limits: the app answers 413 in the envelope first.
-    maxRequestBodySize: bodyCeiling(config.maxUploadBytes),
+    maxRequestBodySize: bodyCeiling(Math.max(config.maxUploadBytes, config.maxImportBytes)),
   })
 } catch (e) {
   stopJobs(jobs.store)

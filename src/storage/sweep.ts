@@ -12,14 +12,16 @@ export interface SweepResult {
   orphansRemoved: number
 }
 
-/** Keys of `keys` that a submission or a resource row references. */
+/** Keys of `keys` that a submission, a resource or a waiting course import references. */
 async function referenced(sql: Sql, keys: string[]): Promise<Set<string>> {
   const rows = await sql<{ k: string }[]>`
     select storage_key as k from experiment_submissions where storage_key = any(${keys}::text[])
     union
     select storage_key as k from course_resources where storage_key = any(${keys}::text[])
     union
-    select storage_key as k from submission_files where storage_key = any(${keys}::text[])`
+    select storage_key as k from submission_files where storage_key = any(${keys}::text[])
+    union
+    select storage_key as k from course_imports where storage_key = any(${keys}::text[])`
   return new Set(rows.map((r) => r.k))
 }
 

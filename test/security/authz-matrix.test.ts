@@ -67,6 +67,8 @@ function expected(route: LiveRoute, caller: Caller): Outcome {
       return caller === 'studentS1' ? 'ok' : 404
     case 'author':
       return caller === 'studentS1' ? 'ok' : caller === 'teacherA' ? 403 : 404
+    case 'importer':
+      return caller === 'teacherA' ? 'ok' : isTeacher(caller) ? 404 : 403
   }
 }
 

@@ -4,7 +4,7 @@ import type { Sql } from '../../src/db/connect.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { issueLink } from '../../src/modules/links/links.ts'
 import { unsubscribeToken } from '../../src/modules/email/tokens.ts'
-import { formOf, freshToken, type Side, type World } from './world.ts'
+import { formOf, freshToken, tinyCartridge, type Side, type World } from './world.ts'
 
 /**
  * The catalogue of every business route: who may call it and a valid request for it. The
@@ -45,8 +45,9 @@ export function liveRoutes(app: { routes: { method: string; path: string }[] }, 
  *   owner        the submitting student and the course's teacher
  *   self         the owner of the notification (anyone else: 404)
  *   author       the author of a private comment (S1): the course's teacher 403, anyone else 404
+ *   importer     the teacher who started a course import: other teachers 404, students 403 (teachers only)
  */
-export type Access = 'public' | 'user' | 'teacherRole' | 'studentRole' | 'member' | 'teacher' | 'student' | 'owner' | 'self' | 'author'
+export type Access = 'public' | 'user' | 'teacherRole' | 'studentRole' | 'member' | 'teacher' | 'student' | 'owner' | 'self' | 'author' | 'importer'
 
 export interface RouteSpec {
   access: Access
@@ -363,6 +364,16 @@ export const ROUTES: Record<string, RouteSpec> = {
     json: () => ({ rubric: { criteria: [{ title: 'Method', levels: [{ title: 'Sketchy', points: 1 }, { title: 'Sound', points: 3 }] }] } }),
   },
 
+  // Course import (issue 51)
+  'POST /courses/imports': {
+    access: 'teacherRole',
+    ok: 202,
+    form: () => formOf({ file: new File([tinyCartridge()], 'course.imscc', { type: 'application/zip' }), shiftDays: '0' }),
+  },
+  'GET /courses/imports/:importId': { access: 'importer', ok: 200 },
+
+  'GET /courses/:courseId/export.imscc': { access: 'teacher', ok: 200 },
+
   // Resources
   'POST /courses/:courseId/resources': {
     access: 'teacher',
@@ -395,6 +406,7 @@ export const NOT_FOUND_CODE: Record<string, number> = {
   sessionId: 40400,
   studentId: 40400,
   commentId: 40410,
+  importId: 40420,
 }
 
 export function specOf(route: LiveRoute): RouteSpec {
@@ -435,6 +447,8 @@ export function idFor(route: LiveRoute, param: string, s: Side): string {
       return s.student.id
     case 'commentId':
       return s.comment.id
+    case 'importId':
+      return s.courseImport.id
   }
   throw new Error(`no id for path parameter ${param} of ${route.key}`)
 }
@@ -456,6 +470,7 @@ export function authorisedCaller(route: LiveRoute, s: Side, w: World): Account |
     case 'teacherRole':
     case 'member':
     case 'teacher':
+    case 'importer':
       return s.teacher
     case 'studentRole':
     case 'student':

@@ -1,3 +1,4 @@
+import { strToU8, zipSync } from 'fflate'
 import type { Sql } from '../../src/db/connect.ts'
 import { signUp, testApp, type Account, type Client, type TestContext } from '../support/harness.ts'
 
@@ -30,7 +31,13 @@ export interface Side {
   invitation: { id: string }
   /** The student's private comment on the text task. */
   comment: { id: string }
+  /** A course import the side's teacher started. */
+  courseImport: { id: string }
 }
+
+/** The smallest Common Cartridge (a manifest with an empty organization), zipped. */
+export const tinyCartridge = () =>
+  zipSync({ 'imsmanifest.xml': strToU8('<?xml version="1.0"?><manifest identifier="m"><organizations/><resources/></manifest>') }) as Uint8Array<ArrayBuffer>
 
 export interface World {
   ctx: TestContext
@@ -134,6 +141,8 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
   must(invitations, 200, 'invitations')
   const comment = await api.post(`${base}/tasks/${text.data.id}/students/${student.id}/comments`, { ...st, json: { content: `<p>Question ${label}</p>` } })
   must(comment, 201, 'comment')
+  const courseImport = await api.post('/courses/imports', { ...tok, form: formOf({ file: new File([tinyCartridge()], 'course.imscc') }) })
+  must(courseImport, 202, 'course import')
 
   return {
     teacher,
@@ -152,6 +161,7 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
     notification: { id: inbox.data.items[0].id },
     invitation: { id: invitations.data.items[0].id },
     comment: { id: comment.data.id },
+    courseImport: { id: courseImport.data.id },
   }
 }
 

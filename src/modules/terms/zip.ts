@@ -49,7 +49,7 @@ const READ_CHUNK = 64 * 1024
  * A local file read a chunk at a time, only as fast as the zip is consumed (a pull stream with
  * no read-ahead): Bun's own file stream reads ahead in large blocks.
  */
-function chunksOf(file: Blob): ReadableStream<Uint8Array> {
+export function chunksOf(file: Blob): ReadableStream<Uint8Array> {
   let offset = 0
   return new ReadableStream<Uint8Array>(
     {

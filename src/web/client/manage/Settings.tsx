@@ -12,6 +12,7 @@ import { useUnsavedChanges } from './useUnsavedChanges.ts'
 import { ArchivePanel, CopyPanel } from '../terms/Terms.tsx'
 import { ReadOnlyScope } from '../ui/readOnly.tsx'
 import { COMMENTS } from '../comments/messages.ts'
+import { ExportCourse } from '../transfer/Transfer.tsx'
 
 /** Course settings: title and description, joining open or closed, a new invite code. */
 export function SettingsTab({ course }: TabProps) {
@@ -81,6 +82,7 @@ export function SettingsTab({ course }: TabProps) {
         <CommentsSetting course={course} onSaved={updated} />
         </ReadOnlyScope>
         <ArchivePanel course={course} />
+        <ExportCourse courseId={course.id} />
       </div>
       <CopyPanel course={course} />
     </div>

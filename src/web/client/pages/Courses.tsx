@@ -13,6 +13,7 @@ import { CopyButton } from '../ui/CopyButton.tsx'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { TextArea, TextField } from '../ui/form.tsx'
 import { ArchivedCourses } from '../terms/Terms.tsx'
+import { ImportCourse } from '../transfer/Transfer.tsx'
 
 const NS = defineMessages('courses', en, zh)
 
@@ -45,7 +46,16 @@ export default function CoursesPage() {
           </QueryView>
           <ArchivedCourses />
         </section>
-        <aside>{me.role === 'TEACHER' ? <CreateCourse /> : <JoinCourse />}</aside>
+        <aside>
+          {me.role === 'TEACHER' ? (
+            <>
+              <CreateCourse />
+              <ImportCourse />
+            </>
+          ) : (
+            <JoinCourse />
+          )}
+        </aside>
       </div>
     </>
   )
