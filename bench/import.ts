@@ -15,6 +15,7 @@ import { loadConfig } from '../src/config.ts'
 import { connectEmbedded, connectExternal } from '../src/db/connect.ts'
 import { migrate } from '../src/db/migrate.ts'
 import type { Deps } from '../src/deps.ts'
+import { withServices } from '../src/services/index.ts'
 import { systemClock } from '../src/lib/clock.ts'
 import { newId } from '../src/lib/ids.ts'
 import { createLogger } from '../src/lib/log.ts'
@@ -33,7 +34,7 @@ const sql = db.sql
 const root = await mkdtemp(join(tmpdir(), 'cls-bench-import-'))
 const storage = await LocalDiskStorage.create(join(root, 'files'))
 const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: root }), jwtSecret: 'bench-secret-bench-secret-bench-secret-0123456789' } as Deps['config']
-const deps: Deps = { sql, config, clock: systemClock, log: createLogger('silent'), storage, db: db.capability }
+const deps: Deps = withServices({ sql, config, clock: systemClock, log: createLogger('silent'), storage, db: db.capability })
 
 // The package.
 const pkg = join(root, 'package.imscc')

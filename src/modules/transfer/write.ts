@@ -128,7 +128,7 @@ export async function writePlan(
             continue
           }
           const publication = nextPublication(null, draft ? 'DRAFT' : 'PUBLISHED', undefined, now)
-          const row = await lq.insertTask(tx, { ...values, ...publication, id: newId(), courseId, pointId: point!.id, now })
+          const row = await lq.insertTask(tx, { ...values, ...publication, id: newId(), courseId, pointId: point!.id, now, gradeRelease: 'AUTOMATIC' })
           if (row.task_kind === 'HOMEWORK' && !draft) await homeworkCreated(tx, row.id, now)
           created.tasks++
           if (row.task_type === 'QUIZ') {
