@@ -62,6 +62,9 @@ export interface TaskRow {
   publish_state: PublishState
   publish_at: Date | null
   published_at: Date | null
+  lti_tool_id: string | null
+  lti_target_link_uri: string | null
+  lti_custom: Record<string, string> | null
 }
 
 export interface StoredAnswer {
@@ -156,6 +159,7 @@ export const toTask = (r: TaskRow, viewer: Viewer) => ({
   state: r.publish_state,
   publishAt: iso(r.publish_at),
   publishedAt: iso(r.published_at),
+  lti: r.task_type === 'LTI' ? { toolId: r.lti_tool_id, targetLinkUri: r.lti_target_link_uri, custom: r.lti_custom ?? {} } : null,
 })
 
 /**

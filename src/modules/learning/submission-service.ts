@@ -29,7 +29,7 @@ const taskNotFound = () => notFound('TASK_NOT_FOUND', 'This learning task does n
  * Reading and viewing material (a LEARNING task of type MEDIA) is read or watched, not handed
  * in: no total counts it, so an answer or a grade would be kept and shown nowhere (issue 56.6).
  */
-export const takesAnswers = (task: { task_kind: string; task_type: string }) => task.task_kind === 'HOMEWORK' || task.task_type === 'QUIZ'
+export const takesAnswers = (task: { task_kind: string; task_type: string }) => task.task_kind === 'HOMEWORK' || task.task_type === 'QUIZ' || task.task_type === 'LTI'
 const takesNoAnswers = () =>
   conflict('TASK_TAKES_NO_ANSWERS', 'This task is material to read or watch: it takes no answers. Homework and quizzes take answers.')
 
