@@ -30,6 +30,9 @@ export interface Side {
   invitation: { id: string }
   /** The student's private comment on the text task. */
   comment: { id: string }
+  /** An LTI tool registered for the course, and an LTI task opening it (issue 52). */
+  ltiTool: { id: string }
+  ltiTask: { id: string }
 }
 
 export interface World {
@@ -134,6 +137,13 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
   must(invitations, 200, 'invitations')
   const comment = await api.post(`${base}/tasks/${text.data.id}/students/${student.id}/comments`, { ...st, json: { content: `<p>Question ${label}</p>` } })
   must(comment, 201, 'comment')
+  const tool = await api.post(`/courses/${course.id}/lti/tools`, {
+    ...tok,
+    json: { name: `Tool ${label}`, loginUrl: 'https://tool.test/login', launchUrl: 'https://tool.test/launch', jwksUrl: 'https://tool.test/keys' },
+  })
+  must(tool, 201, 'lti tool')
+  const ltiTask = await api.post(tasks, { ...tok, json: { title: `Tool task ${label}`, taskType: 'LTI', lti: { toolId: tool.data.id } } })
+  must(ltiTask, 201, 'lti task')
 
   return {
     teacher,
@@ -152,6 +162,8 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
     notification: { id: inbox.data.items[0].id },
     invitation: { id: invitations.data.items[0].id },
     comment: { id: comment.data.id },
+    ltiTool: { id: tool.data.id },
+    ltiTask: { id: ltiTask.data.id },
   }
 }
 
