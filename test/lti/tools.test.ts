@@ -148,6 +148,11 @@ describe('LTI tasks and their launch', () => {
 describe('the platform\'s keys', () => {
   test('published as JWKS; rotated after 30 days, the old key served until its tokens expired', async () => {
     const jwks = async () => (await (await w.app.handle(new Request(`${ISSUER}/lti/jwks`))).json()) as { keys: { kid: string }[] }
+    // The keys are the database's (shared by the files of a pass on PostgreSQL): start past the
+    // newest one's rotation, and take the keys this test made away after.
+    const [{ newest }] = await w.deps.sql<{ newest: Date | null }[]>`select max(created_at) as newest from lti_keys`
+    const start = Math.max(newest?.getTime() ?? 0, Date.now()) + ROTATE_AFTER_MS + 86400_000
+    clock.set(new Date(start))
     const first = await jwks()
     expect(first.keys.length).toBeGreaterThanOrEqual(1)
     const oldToken = await sign(w.deps.sql, { iss: ISSUER, aud: 'x' }, clock.now(), 3600)
@@ -163,5 +168,6 @@ describe('the platform\'s keys', () => {
     const later = await jwks()
     expect(later.keys.map((k) => k.kid)).not.toContain(first.keys[0]!.kid)
     expect(later.keys[0]!.kid).toBe(rotated.keys[0]!.kid)
+    await w.deps.sql`delete from lti_keys where created_at >= ${new Date(start)}`
   })
 })
