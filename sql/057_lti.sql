@@ -41,11 +41,15 @@ create table lti_launches (
   tool_id      uuid not null references lti_tools (id) on delete cascade,
   course_id    uuid not null references courses (id) on delete cascade,
   task_id      uuid references learning_tasks (id) on delete cascade,
+  -- Deep linking: the knowledge point the picked items become tasks of.
+  point_id     uuid references knowledge_points (id) on delete cascade,
   user_id      uuid not null references users (id) on delete cascade,
   message_type text not null check (message_type in ('LtiResourceLinkRequest', 'LtiDeepLinkingRequest')),
   created_at   timestamptz not null,
   expires_at   timestamptz not null,
   used_at      timestamptz,
+  -- Deep linking: when the tool's response came back (once).
+  returned_at  timestamptz,
   nonce        text,
   unique (tool_id, nonce)
 );

@@ -95,10 +95,10 @@ afterAll(async () => {
 })
 
 /** A member's browser from the task's launch to the authorization endpoint's form. */
-async function toAuthorization(sessionToken: string) {
+async function toAuthorization(sessionToken: string, start = `${issuer}/api/v1/courses/${w.course.id}/learning/tasks/${taskId}/lti/launch`) {
   const jar = new Jar()
   jar.set('cls_session', sessionToken)
-  let r = await browse(jar, `${issuer}/api/v1/courses/${w.course.id}/learning/tasks/${taskId}/lti/launch`)
+  let r = await browse(jar, start)
   expect(r.status).toBe(302)
   const login = new URL(r.headers.get('location')!)
   expect(login.origin + login.pathname).toBe(`${tool.origin}/login`)
@@ -109,8 +109,8 @@ async function toAuthorization(sessionToken: string) {
   return { jar, login, authUrl }
 }
 
-async function launch(sessionToken: string) {
-  const { jar, authUrl } = await toAuthorization(sessionToken)
+async function launch(sessionToken: string, start = `${issuer}/api/v1/courses/${w.course.id}/learning/tasks/${taskId}/lti/launch`) {
+  const { jar, authUrl } = await toAuthorization(sessionToken, start)
   let r = await browse(jar, authUrl)
   expect(r.status).toBe(200)
   const form = formOf(await r.text())
@@ -120,8 +120,8 @@ async function launch(sessionToken: string) {
   expect(r.status).toBe(302)
   r = await browse(jar, new URL(r.headers.get('location')!, tool.origin).href)
   expect(r.status).toBe(200)
-  expect(await r.text()).toStartWith('tool reached')
-  return { jar, authUrl, form, post, idToken: tool.launches.at(-1) }
+  const body = await r.text()
+  return { jar, authUrl, form, post, body, idToken: body === 'picker' ? tool.deepLinks.at(-1) : tool.launches.at(-1) }
 }
 
 describe('a launch reaches ltijs', () => {
@@ -150,6 +150,42 @@ describe('a launch reaches ltijs', () => {
     const { idToken } = await launch(w.teacher.token)
     expect(idToken.user).toBe(w.teacher.id)
     expect(idToken.platformContext.roles).toEqual([INSTRUCTOR])
+  })
+})
+
+describe('deep linking', () => {
+  test('the teacher opens the picker; the tool\'s response creates an LTI task with its line item; a student launches it', async () => {
+    const start = `${issuer}/api/v1/courses/${w.course.id}/learning/points/${pointId}/lti/tools/${toolReg.id}/deep-linking`
+    const { body, idToken } = await launch(w.teacher.token, start)
+    expect(body).toBe('picker')
+    expect(idToken.platformContext.roles).toEqual([INSTRUCTOR])
+    expect(idToken.platformContext.deepLinkingSettings.deep_link_return_url).toBe(`${issuer}/lti/deep-linking/return`)
+    const jwt = await tool.lti.DeepLinking.createDeepLinkingMessage(
+      idToken,
+      [{ type: 'ltiResourceLink', title: 'Chapter 3 quiz', url: `${tool.origin}/?chapter=3`, custom: { chapter: '3' }, lineItem: { scoreMaximum: 20, label: 'Chapter 3' } }],
+      { message: 'Added' },
+    )
+    const back = () =>
+      fetch(`${issuer}/lti/deep-linking/return`, {
+        method: 'POST',
+        redirect: 'manual',
+        body: new URLSearchParams({ JWT: jwt }),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      })
+    let r = await back()
+    expect(r.status).toBe(303)
+    expect(r.headers.get('location')).toBe(`${issuer}/courses/${w.course.id}/manage?ltiCreated=1`)
+    // Answered once.
+    r = await back()
+    expect(r.status).toBe(400)
+    const tree = await w.api.get(`${w.base}`, { token: w.teacher.token })
+    const made = tree.data.units.flatMap((u: any) => u.points).find((p: any) => p.id === pointId).tasks.find((t: any) => t.title === 'Chapter 3 quiz')
+    expect(made.lti).toEqual({ toolId: toolReg.id, targetLinkUri: `${tool.origin}/?chapter=3`, custom: { chapter: '3' } })
+    const student = await launch(w.student.token, `${issuer}/api/v1/courses/${w.course.id}/learning/tasks/${made.id}/lti/launch`)
+    expect(student.idToken.platformContext.custom).toEqual({ chapter: '3' })
+    expect(student.idToken.platformContext.resource.id).toBe(made.id)
+    const item = await tool.lti.Grade.getLineItemById(student.idToken, student.idToken.platformContext.endpoint.lineitem)
+    expect(item).toMatchObject({ scoreMaximum: 20, label: 'Chapter 3 quiz', resourceLinkId: made.id })
   })
 })
 

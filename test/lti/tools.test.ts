@@ -150,7 +150,8 @@ describe('the platform\'s keys', () => {
     const jwks = async () => (await (await w.app.handle(new Request(`${ISSUER}/lti/jwks`))).json()) as { keys: { kid: string }[] }
     // The keys are the database's (shared by the files of a pass on PostgreSQL): start past the
     // newest one's rotation, and take the keys this test made away after.
-    const [{ newest }] = await w.deps.sql<{ newest: Date | null }[]>`select max(created_at) as newest from lti_keys`
+    const [row] = await w.deps.sql<{ newest: Date | null }[]>`select max(created_at) as newest from lti_keys`
+    const newest = row!.newest
     const start = Math.max(newest?.getTime() ?? 0, Date.now()) + ROTATE_AFTER_MS + 86400_000
     clock.set(new Date(start))
     const first = await jwks()

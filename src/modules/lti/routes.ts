@@ -4,7 +4,11 @@ import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
-import { CourseParams } from '../../http/params.ts'
+import { CourseParams, idParams } from '../../http/params.ts'
+import { fanoutOf } from '../../fanout.ts'
+import { CreateTaskBody } from '../learning/model.ts'
+import { createTask } from '../learning/structure-service.ts'
+import { fieldErrors, invalid } from '../learning/task-input.ts'
 import * as keys from './keys.ts'
 import { TaskParams, Tool, ToolBody, ToolParams, SCOPES } from './model.ts'
 import * as service from './service.ts'
@@ -86,6 +90,26 @@ export function ltiRoutes(deps: Deps) {
       },
     )
     .get(
+      '/courses/:courseId/learning/points/:pointId/lti/tools/:toolId/deep-linking',
+      async ({ params, user, request, set }) => {
+        const url = await service.startDeepLinking(sql, params.courseId, user, params.pointId, params.toolId, issuerOf(deps, request), clock.now())
+        set.status = 302
+        set.headers.location = url
+        set.headers['cache-control'] = 'no-store'
+        return ''
+      },
+      {
+        params: DeepLinkParams,
+        course: 'teacher',
+        detail: {
+          summary: 'Open a tool\'s picker for a knowledge point (Deep Linking 2.0; the course teachers, in the browser)',
+          description:
+            '302 to the tool\'s login initiation, as a launch, for an LtiDeepLinkingRequest (target: the tool\'s deep linking URL). The tool\'s LtiDeepLinkingResponse, posted to `/lti/deep-linking/return`, creates one LTI task per `ltiResourceLink` in this knowledge point. Unknown point → 404 (40403); unknown tool → 404 (40430).',
+          responses: { 302: { description: 'To the tool\'s login initiation URL.' } },
+        },
+      },
+    )
+    .get(
       '/courses/:courseId/learning/tasks/:taskId/lti/launch',
       async ({ params, course, user, request, set }) => {
         const url = await service.startLaunch(sql, course, user, params.taskId, issuerOf(deps, request), clock.now())
@@ -107,6 +131,8 @@ export function ltiRoutes(deps: Deps) {
       },
     )
 }
+
+const DeepLinkParams = idParams('courseId', 'pointId', 'toolId')
 
 const SCORE_TYPES = ['application/vnd.ims.lis.v1.score+json', 'application/json']
 
@@ -161,6 +187,37 @@ export function ltiProtocolRoutes(deps: Deps) {
       '/authorize',
       async ({ request, user }) => authorize(request, user, new URLSearchParams(await readBody(request))),
       { auth: true, parse: 'none', detail: { summary: 'OIDC authorization endpoint (form post)', description: 'As the GET, with the parameters as a form.' } },
+    )
+    .post(
+      '/deep-linking/return',
+      async ({ request }) => {
+        const form = new URLSearchParams(await readBody(request))
+        const now = clock.now()
+        try {
+          const made = await service.deepLinkingReturn(sql, form.get('JWT') ?? '', issuer(request), now, async (courseId, pointId, body) => {
+            const parsed = CreateTaskBody.safeParse(body)
+            if (!parsed.success) throw invalid(fieldErrors(parsed.error))
+            return createTask(sql, courseId, pointId, parsed.data, now, fanoutOf(deps))
+          })
+          return new Response(null, {
+            status: 303,
+            headers: { location: `${issuer(request)}/courses/${made.courseId}/manage?ltiCreated=${made.tasks.length}`, 'cache-control': 'no-store' },
+          })
+        } catch (e) {
+          if (e instanceof service.DeepLinkingRefused) {
+            return new Response(`The tool's answer was refused: ${e.message}`, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } })
+          }
+          throw e
+        }
+      },
+      {
+        parse: 'none',
+        detail: {
+          summary: 'Deep Linking 2.0: the tool\'s LtiDeepLinkingResponse',
+          description:
+            'Form field `JWT`, posted by the tool\'s picker (no cookie: the post is cross-site; the `data` claim names the deep linking launch). Verified against the tool\'s keys (iss = client id, aud = the issuer, its deployment, `exp`); answered once. Each `ltiResourceLink` becomes an LTI task (title, `url` as its target link, `custom`, `lineItem.scoreMaximum`). 303 to the course\'s manage page; a refused response → 400 (text).',
+        },
+      },
     )
     .post(
       '/token',

@@ -20,6 +20,7 @@ export const PATHS = {
   lineItems: (courseId: string) => `/lti/ags/courses/${courseId}/line_items`,
   lineItem: (courseId: string, taskId: string) => `/lti/ags/courses/${courseId}/line_items/${taskId}`,
   members: (courseId: string) => `/lti/nrps/courses/${courseId}/memberships`,
+  deepLinkingReturn: '/lti/deep-linking/return',
 }
 
 export interface ToolRow {
@@ -129,6 +130,48 @@ export async function startLaunch(sql: Sql, course: CourseAccess, user: CurrentU
   return url.href
 }
 
+/**
+ * A teacher opens a tool's picker for a knowledge point (Deep Linking 2.0): a launch of message
+ * type LtiDeepLinkingRequest, bound to the point, and the tool's login initiation URL.
+ */
+export async function startDeepLinking(sql: Sql, courseId: string, user: CurrentUser, pointId: string, toolId: string, issuer: string, now: Date) {
+  const [point] = await sql`select 1 from knowledge_points where id = ${pointId} and course_id = ${courseId}`
+  if (!point) throw notFound('POINT_NOT_FOUND', 'This knowledge point does not exist in this course.')
+  const tool = await courseTool(sql, courseId, toolId)
+  if (!tool) throw toolNotFound()
+  const id = newId()
+  await sql`insert into lti_launches (id, tool_id, course_id, point_id, user_id, message_type, created_at, expires_at)
+            values (${id}, ${tool.id}, ${courseId}, ${pointId}, ${user.id}, 'LtiDeepLinkingRequest', ${now}, ${new Date(now.getTime() + LAUNCH_TTL_MS)})`
+  const url = new URL(tool.login_url)
+  const params = {
+    iss: issuer,
+    login_hint: user.id,
+    target_link_uri: tool.deep_linking_url ?? tool.launch_url,
+    lti_message_hint: id,
+    client_id: tool.client_id,
+    lti_deployment_id: tool.deployment_id,
+  }
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
+  return url.href
+}
+
+/**
+ * A redirect URI the tool registered: the same URL, or the same one but for its query (tools such
+ * as ltijs send the target link, query and all, as the redirect URI).
+ */
+function registeredRedirect(tool: ToolRow, uri: string) {
+  const bare = (u: string) => {
+    try {
+      const x = new URL(u)
+      return x.protocol === 'http:' || x.protocol === 'https:' ? x.origin + x.pathname : null
+    } catch {
+      return null
+    }
+  }
+  const b = bare(uri)
+  return b !== null && tool.redirect_uris.some((r) => r === uri || bare(r) === b)
+}
+
 const refuse = (message: string) => new AppError('LTI_REQUEST_INVALID', message)
 
 export interface AuthorizationRequest {
@@ -158,7 +201,7 @@ export async function authorize(sql: Sql, user: CurrentUser, req: AuthorizationR
   if (req.response_mode !== 'form_post') throw refuse('response_mode must be form_post.')
   const [tool] = await sql<ToolRow[]>`select * from lti_tools where client_id = ${req.client_id!}`
   if (!tool) throw refuse('Unknown client_id.')
-  if (!tool.redirect_uris.includes(req.redirect_uri!)) throw refuse('redirect_uri is not one the tool registered.')
+  if (!registeredRedirect(tool, req.redirect_uri!)) throw refuse('redirect_uri is not one the tool registered.')
   if (req.login_hint !== user.id) throw new AppError('LTI_WRONG_MEMBER', 'This launch was started by another member; sign in as that member or open the task again.')
   if (!/^[0-9a-f-]{36}$/i.test(req.lti_message_hint!)) throw refuse('Unknown or spent launch.')
   let launch: { id: string; course_id: string; task_id: string | null; message_type: string } | undefined
@@ -181,10 +224,11 @@ export async function authorize(sql: Sql, user: CurrentUser, req: AuthorizationR
 async function launchClaims(
   sql: Sql,
   tool: ToolRow,
-  launch: { course_id: string; task_id: string | null; message_type: string },
+  launch: { id: string; course_id: string; task_id: string | null; message_type: string },
   user: CurrentUser,
   issuer: string,
 ) {
+  const deepLinking = launch.message_type === 'LtiDeepLinkingRequest'
   const [ctx] = await sql<{ title: string; teaches: boolean; email: string | null; display_name: string; task_title: string | null; target: string | null; custom: Record<string, string> | null }[]>`
     select c.title,
            (c.teacher_id = ${user.id} or exists (select 1 from course_teachers ct where ct.course_id = c.id and ct.user_id = ${user.id})) as teaches,
@@ -201,7 +245,19 @@ async function launchClaims(
     [`${CLAIM}message_type`]: launch.message_type,
     [`${CLAIM}version`]: '1.3.0',
     [`${CLAIM}deployment_id`]: tool.deployment_id,
-    [`${CLAIM}target_link_uri`]: ctx.target ?? tool.launch_url,
+    [`${CLAIM}target_link_uri`]: deepLinking ? (tool.deep_linking_url ?? tool.launch_url) : (ctx.target ?? tool.launch_url),
+    ...(deepLinking
+      ? {
+          'https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings': {
+            deep_link_return_url: issuer + PATHS.deepLinkingReturn,
+            accept_types: ['ltiResourceLink'],
+            accept_presentation_document_targets: ['window', 'iframe'],
+            accept_multiple: true,
+            auto_create: true,
+            data: launch.id,
+          },
+        }
+      : {}),
     ...(launch.task_id ? { [`${CLAIM}resource_link`]: { id: launch.task_id, title: ctx.task_title } } : {}),
     [`${CLAIM}context`]: { id: launch.course_id, label: ctx.title.slice(0, 50), title: ctx.title, type: ['http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering'] },
     [`${CLAIM}roles`]: [ctx.teaches ? ROLE.Instructor : ROLE.Learner],
@@ -467,4 +523,67 @@ export async function members(sql: Sql, tool: ToolRow, course: { id: string; tit
     },
     next: rows.length > limit ? `${url}?limit=${limit}&after=${page[page.length - 1]!.id}` : null,
   }
+}
+
+// ----- Deep Linking 2.0: the tool's response ------------------------------------------------------
+
+const DL = 'https://purl.imsglobal.org/spec/lti-dl/claim/'
+
+export class DeepLinkingRefused extends Error {}
+
+/**
+ * The LtiDeepLinkingResponse the tool's picker posts (form field `JWT`, no cookie: the post is
+ * cross-site). Its `data` names the deep linking launch (spent by the authorization request, not
+ * returned yet, within its time); the JWT must be signed by that launch's tool (its JWKS), for
+ * the platform (aud), with the launch's deployment and a fresh `exp`. Each `ltiResourceLink`
+ * becomes an LTI task of the launch's knowledge point, made as the teacher who opened the picker
+ * would make it (`create`, the learning module's own createTask), its line item maximum from
+ * `lineItem.scoreMaximum`. Returns the course and the tasks made.
+ */
+export async function deepLinkingReturn(
+  sql: Sql,
+  jwt: string,
+  issuer: string,
+  now: Date,
+  create: (courseId: string, pointId: string, body: unknown) => Promise<{ id: string }>,
+) {
+  let data: unknown
+  try {
+    data = decodeJwt(jwt)[`${DL}data`]
+  } catch {
+    throw new DeepLinkingRefused('the response is not a JWT')
+  }
+  if (typeof data !== 'string' || !/^[0-9a-f-]{36}$/i.test(data)) throw new DeepLinkingRefused('the response names no deep linking request')
+  const [launch] = await sql<{ id: string; course_id: string; point_id: string; tool_id: string }[]>`
+    select id, course_id, point_id, tool_id from lti_launches
+     where id = ${data} and message_type = 'LtiDeepLinkingRequest' and used_at is not null and returned_at is null
+       and expires_at + interval '1 hour' > ${now}`
+  if (!launch) throw new DeepLinkingRefused('unknown, expired or already answered deep linking request')
+  const [tool] = await sql<ToolRow[]>`select * from lti_tools where id = ${launch.tool_id}`
+  if (!tool) throw new DeepLinkingRefused('the tool was removed')
+  let payload
+  try {
+    ;({ payload } = await jwtVerify(jwt, toolKeys(tool.jwks_url), { algorithms: ['RS256'], issuer: tool.client_id, audience: issuer, currentDate: now, requiredClaims: ['exp'] }))
+  } catch (e) {
+    throw new DeepLinkingRefused(`the response's signature or claims were refused: ${(e as Error).message}`.slice(0, 300))
+  }
+  if (payload[`${CLAIM}message_type`] !== 'LtiDeepLinkingResponse') throw new DeepLinkingRefused('not an LtiDeepLinkingResponse')
+  if (payload[`${CLAIM}deployment_id`] !== tool.deployment_id) throw new DeepLinkingRefused('another deployment')
+  const [spent] = await sql`update lti_launches set returned_at = ${now} where id = ${launch.id} and returned_at is null returning 1`
+  if (!spent) throw new DeepLinkingRefused('already answered')
+  const items = Array.isArray(payload[`${DL}content_items`]) ? (payload[`${DL}content_items`] as Record<string, any>[]) : []
+  const made: { id: string }[] = []
+  for (const item of items.slice(0, 50)) {
+    if (item?.type !== 'ltiResourceLink') continue
+    const custom = item.custom && typeof item.custom === 'object' ? Object.fromEntries(Object.entries(item.custom).map(([k, v]) => [k, String(v)])) : {}
+    const task = await create(launch.course_id, launch.point_id, {
+      title: typeof item.title === 'string' && item.title.trim() ? item.title.trim().slice(0, 200) : tool.name,
+      taskType: 'LTI',
+      lti: { toolId: tool.id, targetLinkUri: typeof item.url === 'string' ? item.url : null, custom },
+    })
+    const max = Number(item.lineItem?.scoreMaximum)
+    if (Number.isFinite(max) && max > 0) await sql`update learning_tasks set lti_score_maximum = ${max} where id = ${task.id}`
+    made.push(task)
+  }
+  return { courseId: launch.course_id, tasks: made }
 }
