@@ -55,6 +55,19 @@ create table lti_launches (
 );
 create index lti_launches_expires_idx on lti_launches (expires_at);
 
+-- LTI Dynamic Registration: a registration token handed to a tool by a course's teacher (only
+-- its SHA-256 kept), good once for an hour; the tool it registered.
+create table lti_registrations (
+  id         uuid primary key,
+  course_id  uuid not null references courses (id) on delete cascade,
+  created_by uuid references users (id) on delete set null,
+  token_hash text not null unique,
+  created_at timestamptz not null,
+  expires_at timestamptz not null,
+  used_at    timestamptz,
+  tool_id    uuid references lti_tools (id) on delete set null
+);
+
 -- The client assertions already used at the token endpoint (jti single-use until it expires).
 create table lti_assertions (
   tool_id    uuid not null references lti_tools (id) on delete cascade,

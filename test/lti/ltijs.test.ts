@@ -153,6 +153,37 @@ describe('a launch reaches ltijs', () => {
   })
 })
 
+describe('dynamic registration', () => {
+  test('the teacher starts it; ltijs registers itself; the new tool launches with its own client id', async () => {
+    const r = await w.api.post(`/courses/${w.course.id}/lti/registrations`, { token: w.teacher.token, json: { registrationUrl: `${tool.origin}/register` } })
+    expect(r.status).toBe(201)
+    const open = new URL(r.data.openUrl)
+    expect(open.searchParams.get('openid_configuration')).toBe(`${issuer}/lti/openid-configuration`)
+    const page = await fetch(open.href)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('org.imsglobal.lti.close')
+    const tools = await w.api.get(`/courses/${w.course.id}/lti/tools`, { token: w.teacher.token })
+    const dyn = tools.data.find((t: any) => t.name === 'ltijs dynamic')
+    expect(dyn).toMatchObject({ loginUrl: `${tool.origin}/login`, jwksUrl: `${tool.origin}/keys`, deepLinkingUrl: `${tool.origin}/` })
+    expect(dyn.scopes).toHaveLength(5)
+    // The token was spent: the same registration again is refused.
+    const again = await fetch(`${issuer}/lti/register`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${open.searchParams.get('registration_token')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'x', initiate_login_uri: `${tool.origin}/login`, jwks_uri: `${tool.origin}/keys`, 'https://purl.imsglobal.org/spec/lti-tool-configuration': { target_link_uri: `${tool.origin}/` } }),
+    })
+    expect(again.status).toBe(401)
+    expect((await again.json()).error).toBe('invalid_token')
+    // A task of the new tool launches at ltijs, which knows the platform under the new client id.
+    const t = await w.api.post(`${w.base}/points/${pointId}/tasks`, { token: w.teacher.token, json: { title: 'Dynamic', taskType: 'LTI', lti: { toolId: dyn.id } } })
+    expect(t.status).toBe(201)
+    const { idToken } = await launch(w.student.token, `${issuer}/api/v1/courses/${w.course.id}/learning/tasks/${t.data.id}/lti/launch`)
+    expect(idToken.clientId).toBe(dyn.clientId)
+    expect(idToken.platformContext.resource.id).toBe(t.data.id)
+    expect(idToken.platformContext.roles).toEqual([LEARNER])
+  })
+})
+
 describe('deep linking', () => {
   test('the teacher opens the picker; the tool\'s response creates an LTI task with its line item; a student launches it', async () => {
     const start = `${issuer}/api/v1/courses/${w.course.id}/learning/points/${pointId}/lti/tools/${toolReg.id}/deep-linking`

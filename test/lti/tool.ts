@@ -1,5 +1,6 @@
 import postgres from 'postgres'
 import { uniq } from '../support/harness.ts'
+import { freePort } from '../support/processes.ts'
 
 /**
  * A real LTI 1.3 tool: ltijs 5.9 with ltijs-sequelize on a scratch database of the local
@@ -31,7 +32,14 @@ export async function startTool(): Promise<Tool> {
     dialect: 'postgres',
     logging: false,
   })
-  lti.setup('test-encryption-key-0123456789', { plugin: db }, { cookies: { secure: false, sameSite: 'Lax' }, devMode: false })
+  // Dynamic registration names the tool's own URL in setup: the port is chosen first.
+  const port = await freePort()
+  const origin = `http://127.0.0.1:${port}`
+  lti.setup('test-encryption-key-0123456789', { plugin: db }, {
+    cookies: { secure: false, sameSite: 'Lax' },
+    devMode: false,
+    dynReg: { url: origin, name: 'ltijs dynamic', autoActivate: true, useDeepLinking: true },
+  })
   const launches: any[] = []
   const deepLinks: any[] = []
   lti.onConnect((token: any, _req: any, res: any) => {
@@ -44,9 +52,8 @@ export async function startTool(): Promise<Tool> {
   })
   await lti.deploy({ serverless: true, silent: true })
   const server = await new Promise<any>((resolve) => {
-    const s = lti.app.listen(0, '127.0.0.1', () => resolve(s))
+    const s = lti.app.listen(port, '127.0.0.1', () => resolve(s))
   })
-  const origin = `http://127.0.0.1:${server.address().port}`
   return {
     lti,
     origin,

@@ -49,7 +49,7 @@ const JSON_TYPE = { 'content-type': 'application/json' }
 // (the session cookie), the token endpoint (the tool's signed assertion) and the services (its
 // access token), tested with a real tool in test/lti/.
 const INFRASTRUCTURE =
-  /^(?:GET \/(?:v3\/api-docs|docs-ui\.html|docs-ui\/[^/]+|status\/(?:health|ready)|calendar\/:file)|(?:GET|POST) \/lti\/(?:jwks|authorize|token|deep-linking\/return|ags\/courses\/:courseId\/line_items(?:\/:taskId(?:\/scores|\/results)?)?|nrps\/courses\/:courseId\/memberships))$/
+  /^(?:GET \/(?:v3\/api-docs|docs-ui\.html|docs-ui\/[^/]+|status\/(?:health|ready)|calendar\/:file)|(?:GET|POST) \/lti\/(?:jwks|authorize|token|deep-linking\/return|openid-configuration|register|ags\/courses\/:courseId\/line_items(?:\/:taskId(?:\/scores|\/results)?)?|nrps\/courses\/:courseId\/memberships))$/
 
 /** Calls a route as its authorised caller on course A's side. */
 async function asAuthorised(route: LiveRoute, path: string, o: { json?: unknown; form?: FormData; raw?: string; headers?: Record<string, string> }) {

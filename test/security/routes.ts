@@ -234,6 +234,7 @@ export const ROUTES: Record<string, RouteSpec> = {
     enums: [],
   },
   'GET /courses/:courseId/lti/tools': { access: 'teacher', ok: 200 },
+  'POST /courses/:courseId/lti/registrations': { access: 'teacher', ok: 201, json: () => ({ registrationUrl: 'https://tool.test/register' }) },
   'DELETE /courses/:courseId/lti/tools/:toolId': { access: 'teacher', ok: 200, ids: { toolId: (s) => s.ltiTool.id } },
   'GET /courses/:courseId/learning/points/:pointId/lti/tools/:toolId/deep-linking': { access: 'teacher', ok: 302, ids: { toolId: (s) => s.ltiTool.id } },
   'GET /courses/:courseId/learning/tasks/:taskId/lti/launch': { access: 'member', ok: 302, ids: { taskId: (s) => s.ltiTask.id } },

@@ -64,3 +64,8 @@ export const Tool = z
 
 export const ToolParams = z.object({ courseId: Uuid, toolId: Uuid })
 export const TaskParams = z.object({ courseId: Uuid, taskId: Uuid })
+
+export const RegistrationBody = z.object({
+  registrationUrl: Url.meta({ description: 'The tool\'s dynamic registration URL (its "initiate registration" page).' }),
+})
+export const Registration = z.object({ openUrl: z.string().meta({ description: 'Open in a new window or an iframe: the tool\'s URL with `openid_configuration` and `registration_token`.' }) }).meta({ id: 'LtiRegistration' })

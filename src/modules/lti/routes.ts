@@ -10,7 +10,7 @@ import { CreateTaskBody } from '../learning/model.ts'
 import { createTask } from '../learning/structure-service.ts'
 import { fieldErrors, invalid } from '../learning/task-input.ts'
 import * as keys from './keys.ts'
-import { TaskParams, Tool, ToolBody, ToolParams, SCOPES } from './model.ts'
+import { Registration, RegistrationBody, TaskParams, Tool, ToolBody, ToolParams, SCOPES } from './model.ts'
 import * as service from './service.ts'
 
 /** The issuer: PUBLIC_URL, else the origin the request came to. */
@@ -86,6 +86,24 @@ export function ltiRoutes(deps: Deps) {
         detail: {
           summary: 'Remove an LTI tool of the course (the course teachers)',
           description: 'Its LTI tasks stay (with `lti.toolId: null`, no longer launchable); their scores stay. An operator-wide tool → 403 (40331); unknown → 404 (40430).',
+        },
+      },
+    )
+    .post(
+      '/courses/:courseId/lti/registrations',
+      async ({ params, body, user, request, set }) => {
+        set.status = 201
+        return ok(await service.startRegistration(sql, params.courseId, user, body.registrationUrl, issuerOf(deps, request), clock.now()), 'Open the tool to finish the registration.')
+      },
+      {
+        params: CourseParams,
+        course: 'teacher',
+        body: RegistrationBody,
+        response: { 201: envelope(Registration) },
+        detail: {
+          summary: 'Start an LTI Dynamic Registration (the course teachers)',
+          description:
+            'A registration token (single use, one hour) for this course, and `openUrl`: the tool\'s registration URL with `openid_configuration` (the platform\'s configuration) and `registration_token`. The tool then registers itself at `/lti/register` and becomes a tool of this course.',
         },
       },
     )
@@ -216,6 +234,38 @@ export function ltiProtocolRoutes(deps: Deps) {
           summary: 'Deep Linking 2.0: the tool\'s LtiDeepLinkingResponse',
           description:
             'Form field `JWT`, posted by the tool\'s picker (no cookie: the post is cross-site; the `data` claim names the deep linking launch). Verified against the tool\'s keys (iss = client id, aud = the issuer, its deployment, `exp`); answered once. Each `ltiResourceLink` becomes an LTI task (title, `url` as its target link, `custom`, `lineItem.scoreMaximum`). 303 to the course\'s manage page; a refused response → 400 (text).',
+        },
+      },
+    )
+    .get('/openid-configuration', ({ request }) => json(service.openidConfiguration(issuer(request))), {
+      detail: { summary: 'LTI Dynamic Registration: the platform\'s OpenID configuration', description: 'Issuer, endpoints, scopes, claims and the LTI platform configuration (messages supported).' },
+    })
+    .post(
+      '/register',
+      async ({ request }) => {
+        try {
+          let body: unknown
+          try {
+            body = JSON.parse(await readBody(request))
+          } catch {
+            throw new service.OAuthError(400, 'invalid_client_metadata', 'the body is not JSON')
+          }
+          const answer = await service.registerDynamically(sql, request.headers.get('authorization'), body, issuer(request), clock.now(), (b) => {
+            const parsed = ToolBody.safeParse(b)
+            if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '))
+            return parsed.data
+          })
+          return new Response(JSON.stringify(answer), { status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } })
+        } catch (e) {
+          return oauthError(e)
+        }
+      },
+      {
+        parse: 'none',
+        detail: {
+          summary: 'LTI Dynamic Registration: the tool registers itself',
+          description:
+            'Bearer: the registration token of `POST /api/v1/courses/{courseId}/lti/registrations` (once, an hour). Body: the OpenID client registration with `https://purl.imsglobal.org/spec/lti-tool-configuration`. 201 with `client_id` and the deployment id; 401 `invalid_token`; 400 `invalid_client_metadata`.',
         },
       },
     )

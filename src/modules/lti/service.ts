@@ -21,6 +21,8 @@ export const PATHS = {
   lineItem: (courseId: string, taskId: string) => `/lti/ags/courses/${courseId}/line_items/${taskId}`,
   members: (courseId: string) => `/lti/nrps/courses/${courseId}/memberships`,
   deepLinkingReturn: '/lti/deep-linking/return',
+  openidConfiguration: '/lti/openid-configuration',
+  register: '/lti/register',
 }
 
 export interface ToolRow {
@@ -586,4 +588,96 @@ export async function deepLinkingReturn(
     made.push(task)
   }
   return { courseId: launch.course_id, tasks: made }
+}
+
+// ----- LTI Dynamic Registration ------------------------------------------------------------------
+
+export const REGISTRATION_TTL_MS = 3600_000
+const sha256 = (s: string) => new Bun.CryptoHasher('sha256').update(s).digest('hex')
+
+/** A teacher starts a dynamic registration: a registration token (once, an hour) and the tool's URL to open. */
+export async function startRegistration(sql: Sql, courseId: string, user: CurrentUser, registrationUrl: string, issuer: string, now: Date) {
+  const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
+  await sql`insert into lti_registrations (id, course_id, created_by, token_hash, created_at, expires_at)
+            values (${newId()}, ${courseId}, ${user.id}, ${sha256(token)}, ${now}, ${new Date(now.getTime() + REGISTRATION_TTL_MS)})`
+  const url = new URL(registrationUrl)
+  url.searchParams.set('openid_configuration', issuer + PATHS.openidConfiguration)
+  url.searchParams.set('registration_token', token)
+  return { openUrl: url.href }
+}
+
+/** The platform's OpenID configuration (LTI Dynamic Registration §3.4). */
+export const openidConfiguration = (issuer: string) => ({
+  issuer,
+  authorization_endpoint: issuer + PATHS.authorize,
+  token_endpoint: issuer + PATHS.token,
+  token_endpoint_auth_methods_supported: ['private_key_jwt'],
+  token_endpoint_auth_signing_alg_values_supported: ['RS256'],
+  jwks_uri: issuer + PATHS.jwks,
+  registration_endpoint: issuer + PATHS.register,
+  scopes_supported: ['openid', ...ALL_SCOPES],
+  response_types_supported: ['id_token'],
+  subject_types_supported: ['public'],
+  id_token_signing_alg_values_supported: ['RS256'],
+  claims_supported: ['iss', 'aud', 'sub', 'iat', 'exp', 'nonce', 'name', 'email'],
+  'https://purl.imsglobal.org/spec/lti-platform-configuration': {
+    product_family_code: 'course-learning-service',
+    version: '1',
+    messages_supported: [{ type: 'LtiResourceLinkRequest' }, { type: 'LtiDeepLinkingRequest' }],
+    variables: [],
+  },
+})
+
+/**
+ * The tool's registration request (bearer: the registration token) → a tool of the token's
+ * course, validated like one registered by hand; the answer echoes it with `client_id` and the
+ * deployment id. The token is spent by the same statement that checks it.
+ */
+export async function registerDynamically(sql: Sql, authorization: string | null, body: unknown, issuer: string, now: Date, parse: (b: unknown) => ToolBody) {
+  const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')
+  if (!m) throw new OAuthError(401, 'invalid_token', 'the registration token is required (Bearer)')
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, any>
+  const conf = (b['https://purl.imsglobal.org/spec/lti-tool-configuration'] ?? {}) as Record<string, any>
+  const messages: Record<string, any>[] = Array.isArray(conf.messages) ? conf.messages : []
+  const claims: string[] = Array.isArray(conf.claims) ? conf.claims : []
+  const asked = typeof b.scope === 'string' ? b.scope.split(' ') : []
+  const dl = messages.find((x) => x?.type === 'LtiDeepLinkingRequest')
+  let tool: ToolBody
+  try {
+    tool = parse({
+      name: typeof b.client_name === 'string' && b.client_name.trim() ? b.client_name.trim().slice(0, 200) : 'LTI tool',
+      loginUrl: b.initiate_login_uri,
+      launchUrl: conf.target_link_uri,
+      jwksUrl: b.jwks_uri,
+      redirectUris: Array.isArray(b.redirect_uris) && b.redirect_uris.length ? b.redirect_uris : undefined,
+      ...(dl ? { deepLinkingUrl: typeof dl.target_link_uri === 'string' ? dl.target_link_uri : conf.target_link_uri } : {}),
+      sendName: claims.includes('name'),
+      sendEmail: claims.includes('email'),
+      scopes: ALL_SCOPES.filter((s) => asked.includes(s)),
+    })
+  } catch (e) {
+    throw new OAuthError(400, 'invalid_client_metadata', (e as Error).message.slice(0, 500))
+  }
+  return sql.begin(async (tx) => {
+    const [reg] = await tx<{ id: string; course_id: string; created_by: string | null }[]>`
+      update lti_registrations set used_at = ${now}
+       where token_hash = ${sha256(m[1]!)} and used_at is null and expires_at > ${now}
+      returning id, course_id, created_by`
+    if (!reg) throw new OAuthError(401, 'invalid_token', 'unknown, expired or used registration token')
+    const row = await registerTool(tx, reg.course_id, reg.created_by, tool, now)
+    await tx`update lti_registrations set tool_id = ${row.id} where id = ${reg.id}`
+    return {
+      client_id: row.client_id,
+      application_type: 'web',
+      response_types: ['id_token'],
+      grant_types: ['implicit', 'client_credentials'],
+      initiate_login_uri: row.login_url,
+      redirect_uris: row.redirect_uris,
+      client_name: row.name,
+      jwks_uri: row.jwks_url,
+      token_endpoint_auth_method: 'private_key_jwt',
+      scope: row.scopes.join(' '),
+      'https://purl.imsglobal.org/spec/lti-tool-configuration': { ...conf, deployment_id: row.deployment_id },
+    }
+  })
 }
