@@ -12,6 +12,7 @@ import { useUnsavedChanges } from './useUnsavedChanges.ts'
 import { ArchivePanel, CopyPanel } from '../terms/Terms.tsx'
 import { ReadOnlyScope } from '../ui/readOnly.tsx'
 import { COMMENTS } from '../comments/messages.ts'
+import { LtiToolsPanel } from '../lti/Lti.tsx'
 
 /** Course settings: title and description, joining open or closed, a new invite code. */
 export function SettingsTab({ course }: TabProps) {
@@ -83,6 +84,9 @@ export function SettingsTab({ course }: TabProps) {
         <ArchivePanel course={course} />
       </div>
       <CopyPanel course={course} />
+      <ReadOnlyScope>
+        <LtiToolsPanel courseId={course.id} />
+      </ReadOnlyScope>
     </div>
   )
 }
