@@ -70,6 +70,9 @@ describe.skipIf(!hasChromium)('web front end in Chromium: LTI tools', () => {
     const tree = await server.api.get(base, { token: teacher.token })
     const task = tree.data.units[0].points[0].tasks.find((x: any) => x.title === 'Sandbox: loops')
     expect(task).toMatchObject({ taskType: 'LTI', lti: { targetLinkUri: null, custom: {} } })
+    // The tool's picker (deep linking) is offered on the knowledge point.
+    const pick = p.getByTestId('lti-pick').first()
+    expect(await pick.getAttribute('href')).toContain(`/lti/tools/${task.lti.toolId}/deep-linking`)
     expectNoErrors(t)
 
     const s = await openTab(browser, server.baseUrl)

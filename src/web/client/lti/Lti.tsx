@@ -173,3 +173,35 @@ export function LtiLaunch({ courseId, taskId, toolId }: { courseId: string; task
     </div>
   )
 }
+
+/**
+ * Deep Linking 2.0 from the task editor: the teacher picks a tool, its picker opens in a new
+ * window, and what is picked there comes back as LTI tasks of this knowledge point.
+ */
+export function LtiPicker({ courseId, pointId, pointTitle }: { courseId: string; pointId: string; pointTitle: string }) {
+  const { t } = useT(LTI)
+  const tools = useLtiTools(courseId)
+  const [toolId, setToolId] = useState('')
+  if (!tools.data?.length) return null
+  const chosen = toolId || tools.data[0]!.id
+  return (
+    <span className="lti-picker">
+      <select aria-label={`${t('tool')}: ${pointTitle}`} value={chosen} onChange={(e) => setToolId(e.target.value)} className="select-small">
+        {tools.data.map((tool) => (
+          <option key={tool.id} value={tool.id}>
+            {tool.name}
+          </option>
+        ))}
+      </select>{' '}
+      <a
+        className="btn btn-small"
+        target="_blank"
+        rel="noopener"
+        data-testid="lti-pick"
+        href={`${API_BASE}/courses/${enc(courseId)}/learning/points/${enc(pointId)}/lti/tools/${enc(chosen)}/deep-linking`}
+      >
+        {t('pick')}
+      </a>
+    </span>
+  )
+}
