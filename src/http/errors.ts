@@ -41,6 +41,7 @@ export const ERROR_CATALOGUE = {
   TASK_TAKES_NO_ANSWERS: { code: 40909, status: 409, description: 'This learning task is reading or viewing material: it takes no answers and no grades (only homework and quizzes do).' },
   COMMENT_EDIT_CLOSED: { code: 40910, status: 409, description: 'A comment can be edited only within 15 minutes of writing it.' },
   LTI_NOT_LTI_TASK: { code: 40930, status: 409, description: 'The learning task is not an LTI task: there is no tool to launch.' },
+  LTI_SCORED_BY_TOOL: { code: 40931, status: 409, description: 'The learning task is an LTI task: its tool sends the score; students hand nothing in here.' },
   PAYLOAD_TOO_LARGE: { code: 41300, status: 413, description: 'The request body or upload is larger than allowed.' },
   UNSUPPORTED_MEDIA_TYPE: { code: 41500, status: 415, description: 'The Content-Type is not accepted by this endpoint.' },
   TOO_MANY_REQUESTS: { code: 42900, status: 429, description: 'Too many attempts; retry after `Retry-After` seconds.' },

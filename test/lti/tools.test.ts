@@ -101,6 +101,9 @@ describe('LTI tasks and their launch', () => {
       lti: { toolId: tool.id, targetLinkUri: 'https://tool.test/launch?video=7' },
     })
     expect(task.lti).toEqual({ toolId: tool.id, targetLinkUri: 'https://tool.test/launch?video=7', custom: {} })
+    // Nothing is handed in to an LTI task: the tool sends the score.
+    const sheet = await w.api.post(`${w.base}/tasks/${task.id}/submissions`, { token: w.student.token, json: { content: '<p>mine</p>' } })
+    expect([sheet.status, sheet.code, sheet.data]).toEqual([409, 40931, null])
     const launchPath = `${w.base}/tasks/${task.id}/lti/launch`
     const r = await w.api.get(launchPath, { token: w.student.token })
     expect(r.status).toBe(302)

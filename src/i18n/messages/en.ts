@@ -146,6 +146,7 @@ const en = {
     ltiScopeOpenid: 'The scope must include openid.',
     ltiResponseType: 'response_type must be id_token.',
     ltiResponseMode: 'response_mode must be form_post.',
+    ltiScoredByTool: 'This task is done in an external tool, which sends the score; nothing is handed in here.',
     ltiLacks: 'The authorization request lacks {{param}}.',
   },
   field: {

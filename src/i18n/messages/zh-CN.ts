@@ -132,6 +132,7 @@ const zh: { [S in keyof typeof en]: { [K in keyof (typeof en)[S]]: string } } = 
     ltiScopeOpenid: 'scope 必须包含 openid。',
     ltiResponseType: 'response_type 必须是 id_token。',
     ltiResponseMode: 'response_mode 必须是 form_post。',
+    ltiScoredByTool: '这个任务在外部工具中完成，由工具回传成绩；这里不需要提交。',
     ltiLacks: '授权请求缺少 {{param}}。',
   },
   field: {
