@@ -1,3 +1,4 @@
+import { ltiProtocolRoutes, ltiRoutes } from './modules/lti/routes.ts'
 import { Elysia, type AnyElysia } from 'elysia'
 import type { Deps } from './deps.ts'
 import { docs, docsUi } from './docs/openapi.ts'
@@ -51,6 +52,7 @@ export function apiRoutes(deps: Deps, prefix: string) {
     .use(analyticsRoutes(deps))
     .use(calendarRoutes(deps))
     .use(termRoutes(deps))
+    .use(ltiRoutes(deps))
 }
 
 /** Builds the whole HTTP application without listening: server.ts listens, tests call `app.handle`. */
@@ -72,6 +74,7 @@ export function buildApp(deps: Deps) {
     .use(docsUi())
     .use(healthRoutes(deps))
     .use(calendarFeedRoute(deps))
+    .use(ltiProtocolRoutes(deps))
     .use(apiRoutes(deps, '/api/v1'))
     .use(apiRoutes(deps, '/core/api/v1'))
     .use(webRoutes(deps))

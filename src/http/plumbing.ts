@@ -75,6 +75,13 @@ const isOneClickUnsubscribe = (request: Request, type: string) =>
 const isRosterCsv = (request: Request, type: string) =>
   type === 'text/csv' && request.method === 'POST' && /\/courses\/[^/]+\/roster$/.test(new URL(request.url).pathname)
 
+// And the LTI protocol endpoints (docs/lti.md), which tools call as OAuth 2 and IMS specify:
+// form posts (token, authorization) and the IMS score media type.
+const isLtiProtocol = (request: Request, type: string) =>
+  (type === 'application/x-www-form-urlencoded' || type === 'application/vnd.ims.lis.v1.score+json') &&
+  request.method === 'POST' &&
+  new URL(request.url).pathname.startsWith('/lti/')
+
 /** The request's media type without parameters, in lower case ('' when none is declared). */
 export const mediaType = (request: Request) => (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
 
@@ -232,7 +239,7 @@ export function plumbing({ log, methodsFor, maxUploadBytes, readsOwnBody = () =>
       if (raw && type && raw.split(';')[0]!.trim() !== type) {
         request.headers.set('content-type', type + raw.slice(raw.indexOf(';') === -1 ? raw.length : raw.indexOf(';')))
       }
-      if (hasBody && type && !ACCEPTED_BODY_TYPES.includes(type) && !isOneClickUnsubscribe(request, type) && !isRosterCsv(request, type)) {
+      if (hasBody && type && !ACCEPTED_BODY_TYPES.includes(type) && !isOneClickUnsubscribe(request, type) && !isRosterCsv(request, type) && !isLtiProtocol(request, type)) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted; send application/json or multipart/form-data.`)
       }
       // A multipart body's size is judged by the upload route after identity and permission

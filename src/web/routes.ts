@@ -4,7 +4,7 @@ import type { Logger } from '../lib/log.ts'
 import { ASSET_PREFIX, webBundle, type WebAsset } from './assets.ts'
 
 /** Paths that belong to the API, the docs and the health check: the web front end never answers them. */
-const RESERVED = /^\/(?:api|core|v3|status|calendar)(?:\/|$)|^\/docs-ui/
+const RESERVED = /^\/(?:api|core|v3|status|calendar|lti)(?:\/|$)|^\/docs-ui/
 
 /** The client routes (SPA pages); anything else non-reserved gets the SPA's not-found page with a 404. */
 const CLIENT_ROUTES = [

@@ -123,6 +123,12 @@ async function throwaway(param: string, route: LiveRoute): Promise<string> {
                   values (${id}, ${A.course.id}, ${A.textTask.id}, ${A.student.id}, ${A.student.id}, '<p>temp</p>', now())`
       return id
     }
+    case 'toolId':
+      r = await api.post(`${base}/lti/tools`, {
+        ...t,
+        json: { name: 'Temp tool', loginUrl: 'https://tool.test/login', launchUrl: 'https://tool.test/', jwksUrl: 'https://tool.test/keys' },
+      })
+      break
     case 'sessionId': {
       // A second session of S1 (the session route's owner).
       const token = await freshToken(api, A.student)

@@ -45,7 +45,11 @@ const each = (routes: LiveRoute[]) => routes.map((r) => [r.key, r] as const)
 
 const JSON_TYPE = { 'content-type': 'application/json' }
 // Anonymous by design: the docs, health/readiness, and the calendar feed (its token is the secret).
-const INFRASTRUCTURE = /^GET \/(?:v3\/api-docs|docs-ui\.html|docs-ui\/[^/]+|status\/(?:health|ready)|calendar\/:file)$/
+// And the LTI protocol endpoints (docs/lti.md): the platform's keys, the authorization endpoint
+// (the session cookie), the token endpoint (the tool's signed assertion) and the services (its
+// access token), tested with a real tool in test/lti/.
+const INFRASTRUCTURE =
+  /^(?:GET \/(?:v3\/api-docs|docs-ui\.html|docs-ui\/[^/]+|status\/(?:health|ready)|calendar\/:file)|(?:GET|POST) \/lti\/(?:jwks|authorize|token|deep-linking\/return|openid-configuration|register|ags\/courses\/:courseId\/line_items(?:\/:taskId(?:\/scores|\/results)?)?|nrps\/courses\/:courseId\/memberships))$/
 
 /** Calls a route as its authorised caller on course A's side. */
 async function asAuthorised(route: LiveRoute, path: string, o: { json?: unknown; form?: FormData; raw?: string; headers?: Record<string, string> }) {

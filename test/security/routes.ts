@@ -226,6 +226,20 @@ export const ROUTES: Record<string, RouteSpec> = {
   },
   'DELETE /comments/:commentId': { access: 'author', ok: 200 },
 
+  // LTI 1.3 (issue 52): tools per course, the launch of an LTI task. The protocol endpoints
+  // (/lti/…, outside /api/v1) are tested in test/lti/.
+  'POST /courses/:courseId/lti/tools': {
+    access: 'teacher',
+    ok: 201,
+    json: () => ({ name: 'A tool', loginUrl: 'https://tool.test/login', launchUrl: 'https://tool.test/launch', jwksUrl: 'https://tool.test/keys' }),
+    enums: [],
+  },
+  'GET /courses/:courseId/lti/tools': { access: 'teacher', ok: 200 },
+  'POST /courses/:courseId/lti/registrations': { access: 'teacher', ok: 201, json: () => ({ registrationUrl: 'https://tool.test/register' }) },
+  'DELETE /courses/:courseId/lti/tools/:toolId': { access: 'teacher', ok: 200, ids: { toolId: (s) => s.ltiTool.id } },
+  'GET /courses/:courseId/learning/points/:pointId/lti/tools/:toolId/deep-linking': { access: 'teacher', ok: 302, ids: { toolId: (s) => s.ltiTool.id } },
+  'GET /courses/:courseId/learning/tasks/:taskId/lti/launch': { access: 'member', ok: 302, ids: { taskId: (s) => s.ltiTask.id } },
+
   // Workspace
   'GET /courses/:courseId/workspace/modules': { access: 'member', ok: 200 },
   'PUT /courses/:courseId/workspace/modules': {
@@ -407,6 +421,7 @@ export const NOT_FOUND_CODE: Record<string, number> = {
   studentId: 40400,
   commentId: 40410,
   importId: 40420,
+  toolId: 40430,
 }
 
 export function specOf(route: LiveRoute): RouteSpec {

@@ -33,6 +33,9 @@ export interface Side {
   comment: { id: string }
   /** A course import the side's teacher started. */
   courseImport: { id: string }
+  /** An LTI tool registered for the course, and an LTI task opening it (issue 52). */
+  ltiTool: { id: string }
+  ltiTask: { id: string }
 }
 
 /** The smallest Common Cartridge (a manifest with an empty organization), zipped. */
@@ -143,6 +146,13 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
   must(comment, 201, 'comment')
   const courseImport = await api.post('/courses/imports', { ...tok, form: formOf({ file: new File([tinyCartridge()], 'course.imscc') }) })
   must(courseImport, 202, 'course import')
+  const tool = await api.post(`/courses/${course.id}/lti/tools`, {
+    ...tok,
+    json: { name: `Tool ${label}`, loginUrl: 'https://tool.test/login', launchUrl: 'https://tool.test/launch', jwksUrl: 'https://tool.test/keys' },
+  })
+  must(tool, 201, 'lti tool')
+  const ltiTask = await api.post(tasks, { ...tok, json: { title: `Tool task ${label}`, taskType: 'LTI', lti: { toolId: tool.data.id } } })
+  must(ltiTask, 201, 'lti task')
 
   return {
     teacher,
@@ -162,6 +172,8 @@ async function buildSide(api: Client, teacher: Account, student: Account, label:
     invitation: { id: invitations.data.items[0].id },
     comment: { id: comment.data.id },
     courseImport: { id: courseImport.data.id },
+    ltiTool: { id: tool.data.id },
+    ltiTask: { id: ltiTask.data.id },
   }
 }
 

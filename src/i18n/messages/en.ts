@@ -173,6 +173,20 @@ const en = {
     onlyOwnerOrTeacherDownloads: "Only the student who handed this in and the course's teacher can download its files.",
     noFileAtPosition: 'This submission has no file at that position.',
     tooManyFiles: '{{field}}: at most {{max}} files',
+    // LTI 1.3 (issue 52)
+    ltiToolNotFound: 'This LTI tool is not registered for this course.',
+    ltiToolOperator: 'This tool was registered by the operator for every course; only the operator can remove it.',
+    ltiNotLtiTask: 'This task is not an LTI task; there is no tool to launch.',
+    ltiWrongMember: 'This launch was started by another member; sign in as that member or open the task again.',
+    ltiUnknownClient: 'Unknown client_id.',
+    ltiRedirectUri: 'redirect_uri is not one the tool registered.',
+    ltiSpentLaunch: 'Unknown or spent launch.',
+    ltiNonceUsed: 'This nonce was used before.',
+    ltiScopeOpenid: 'The scope must include openid.',
+    ltiResponseType: 'response_type must be id_token.',
+    ltiResponseMode: 'response_mode must be form_post.',
+    ltiScoredByTool: 'This task is done in an external tool, which sends the score; nothing is handed in here.',
+    ltiLacks: 'The authorization request lacks {{param}}.',
   },
   field: {
     mustBeWholeDays: 'must be a whole number of days',
@@ -303,6 +317,14 @@ const en = {
     newTaskState: 'a new task is DRAFT, SCHEDULED or PUBLISHED',
     atMostFiles: 'at most {{max}} files',
     contentOrFiles: 'send content, files or both',
+    // LTI 1.3 (issue 52)
+    ltiAtMostRedirects: 'at most 20 redirect URIs',
+    ltiToolOfCourse: 'must be an LTI tool registered for this course',
+    ltiCustomNames: 'custom parameter names are letters, digits, _ . -',
+    ltiAtMostCustom: 'at most 50 custom parameters',
+    ltiRequired: 'is required for LTI tasks ({ toolId })',
+    ltiTargetUrl: 'targetLinkUri must be an http or https URL',
+    ltiOnlyLti: 'only LTI tasks have an lti link',
   },
   /** Schema issues without a message of their own, by zod issue code (zh-CN only; English keeps zod's text). */
   issue: {

@@ -51,7 +51,7 @@ export const GradeColumn = z
     id: Uuid.meta({ description: 'The task or experiment id; the key of `cells`.' }),
     kind: z.enum(['TASK', 'EXPERIMENT']),
     taskKind: z.enum(['LEARNING', 'HOMEWORK']).nullable().meta({ description: 'Tasks: HOMEWORK or LEARNING (a quiz in the learning path); null for experiments.' }),
-    taskType: z.enum(['MEDIA', 'QUIZ']).nullable().meta({ description: 'Tasks: QUIZ or MEDIA (handed-in text); null for experiments.' }),
+    taskType: z.enum(['MEDIA', 'QUIZ', 'LTI']).nullable().meta({ description: 'Tasks: QUIZ or MEDIA (handed-in text); null for experiments.' }),
     title: z.string(),
     dueAt: IsoDateTime.nullable(),
   })

@@ -105,12 +105,12 @@ export async function courseExperiments(sql: TxSql, courseId: string) {
 
 /** The gradebook's task columns: homework and quizzes (what students hand in), in course order. */
 export async function gradedTasks(sql: TxSql, courseId: string) {
-  return sql<{ id: string; title: string; due_at: Date | null; task_kind: 'LEARNING' | 'HOMEWORK'; task_type: 'MEDIA' | 'QUIZ' }[]>`
+  return sql<{ id: string; title: string; due_at: Date | null; task_kind: 'LEARNING' | 'HOMEWORK'; task_type: 'MEDIA' | 'QUIZ' | 'LTI' }[]>`
     select t.id, t.title, t.due_at, t.task_kind, t.task_type
       from learning_tasks t
       join knowledge_points p on p.id = t.point_id
       join learning_units lu on lu.id = p.unit_id
-     where t.course_id = ${courseId} and (t.task_kind = 'HOMEWORK' or t.task_type = 'QUIZ')
+     where t.course_id = ${courseId} and (t.task_kind = 'HOMEWORK' or t.task_type in ('QUIZ', 'LTI'))
        and (t.publish_state in ('PUBLISHED', 'UNPUBLISHED') or t.published_at is not null) -- never-published drafts are no column (issue 29.9)
      order by lu.sort_order, lu.id, p.sort_order, p.id, t.sort_order, t.id`
 }

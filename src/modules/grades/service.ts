@@ -39,7 +39,7 @@ export type GradeColumn = {
   id: string
   kind: 'TASK' | 'EXPERIMENT'
   taskKind: 'LEARNING' | 'HOMEWORK' | null
-  taskType: 'MEDIA' | 'QUIZ' | null
+  taskType: 'MEDIA' | 'QUIZ' | 'LTI' | null
   title: string
   dueAt: string | null
 }

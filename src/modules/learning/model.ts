@@ -33,7 +33,7 @@ const RichText = (max: number) => z.string().max(max, `must be at most ${max} ch
 const DateTimeInput = z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time with an offset' })
 
 export const TaskKind = z.enum(['LEARNING', 'HOMEWORK'])
-export const TaskType = z.enum(['MEDIA', 'QUIZ'])
+export const TaskType = z.enum(['MEDIA', 'QUIZ', 'LTI'])
 export const MaterialType = z.enum(['FILE', 'LINK', 'TEXT'])
 export const QuestionType = z.enum(['SINGLE_CHOICE', 'MULTIPLE_CHOICE', 'SHORT_ANSWER'])
 export type TaskKind = z.infer<typeof TaskKind>
@@ -140,6 +140,18 @@ const taskFields = {
   notifyOnStart: z.boolean(),
   notifyBeforeDue24h: z.boolean(),
   notifyOnDue: z.boolean(),
+  lti: z
+    .object({
+      toolId: Uuid,
+      targetLinkUri: z.string().trim().max(LIMITS.url, `must be at most ${LIMITS.url} characters`).nullable().optional(),
+      custom: z
+        .record(z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'custom parameter names are letters, digits, _ . -'), z.string().max(1_000, 'must be at most 1000 characters'))
+        .refine((c) => Object.keys(c).length <= 50, { message: 'at most 50 custom parameters' })
+        .nullable()
+        .optional(),
+    })
+    .nullable()
+    .meta({ description: 'LTI tasks: the registered tool (this course\'s or an operator-wide one), the target link (default: the tool\'s launch URL) and custom parameters sent in the launch.' }),
 }
 
 const HOMEWORK_ONLY = ['startAt', 'dueAt'] as const
@@ -182,6 +194,14 @@ function checkTask(t: TaskDraft, ctx: z.RefinementCtx) {
     if (present(t.url)) issue('url', 'only LINK material has a url')
     if (present(t.resourceId)) issue('resourceId', 'only FILE material has a resourceId')
   }
+  if (t.taskType === 'LTI') {
+    if (!present(t.lti)) issue('lti', 'is required for LTI tasks ({ toolId })')
+    if (t.questions?.length) issue('questions', 'only QUIZ tasks have questions')
+    if (present(t.materialType)) issue('materialType', 'only MEDIA tasks have a material type')
+    if (present(t.url)) issue('url', 'only LINK material has a url')
+    if (present(t.resourceId)) issue('resourceId', 'only FILE material has a resourceId')
+    if (t.lti?.targetLinkUri && !httpUrl(t.lti.targetLinkUri)) issue('lti', 'targetLinkUri must be an http or https URL')
+  } else if (present(t.lti)) issue('lti', 'only LTI tasks have an lti link')
   if (t.taskKind === 'HOMEWORK') {
     if (!present(t.dueAt)) issue('dueAt', 'is required for HOMEWORK')
     else if (present(t.startAt) && Date.parse(t.dueAt!) <= Date.parse(t.startAt!)) issue('dueAt', 'must be after startAt')
@@ -204,6 +224,7 @@ export const CreateTaskBody = z
     notifyOnStart: taskFields.notifyOnStart.default(true),
     notifyBeforeDue24h: taskFields.notifyBeforeDue24h.default(true),
     notifyOnDue: taskFields.notifyOnDue.default(true),
+    lti: taskFields.lti.optional(),
     ...publishFields,
   })
   .superRefine(checkTask)
@@ -261,6 +282,10 @@ export const Task = z
     publishedAt: IsoDateTime.nullable().meta({ description: 'When the task was last published (null: never).' }),
     gradeRelease: GradeRelease,
     rubric: RubricSchema.nullable().meta({ description: 'The rubric graders pick levels of (PUT …/rubric); students see it before handing in. Null: none.' }),
+    lti: z
+      .object({ toolId: Uuid.nullable().meta({ description: 'null once the tool was removed' }), targetLinkUri: z.string().nullable(), custom: z.record(z.string(), z.string()) })
+      .nullable()
+      .meta({ description: 'LTI tasks: the tool opened at `…/lti/launch`.' }),
   })
   .meta({ id: 'LearningTask' })
 

@@ -70,6 +70,9 @@ export interface TaskRow {
   published_at: Date | null
   grade_release: GradeRelease
   rubric: Rubric | null
+  lti_tool_id: string | null
+  lti_target_link_uri: string | null
+  lti_custom: Record<string, string> | null
 }
 
 export interface StoredAnswer {
@@ -173,6 +176,7 @@ export const toTask = (r: TaskRow, viewer: Viewer) => ({
   publishedAt: iso(r.published_at),
   gradeRelease: r.grade_release,
   rubric: r.rubric,
+  lti: r.task_type === 'LTI' ? { toolId: r.lti_tool_id, targetLinkUri: r.lti_target_link_uri, custom: r.lti_custom ?? {} } : null,
 })
 
 /**

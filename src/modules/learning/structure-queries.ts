@@ -8,6 +8,7 @@ const TASK_COLUMNS = [
   'id', 'point_id', 'course_id', 'title', 'task_kind', 'task_type', 'material_type', 'content', 'url',
   'resource_id', 'questions', 'start_at', 'due_at', 'notify_on_start', 'notify_before_due_24h', 'notify_on_due',
   'sort_order', 'created_at', 'publish_state', 'publish_at', 'published_at', 'grade_release', 'rubric',
+  'lti_tool_id', 'lti_target_link_uri', 'lti_custom',
 ] as const
 
 // ----- units -----------------------------------------------------------------------------------
@@ -163,6 +164,7 @@ export interface TaskValues {
   notifyOnStart: boolean
   notifyBeforeDue24h: boolean
   notifyOnDue: boolean
+  lti: { toolId: string; targetLinkUri: string | null; custom: Record<string, string> } | null
 }
 
 /** Who sees the task (publishing.ts): written with the task's other values. */
@@ -170,6 +172,13 @@ export interface PublishValues {
   state: TaskRow['publish_state']
   publishAt: Date | null
   publishedAt: Date | null
+}
+
+/** A tool registered for this course, or for every course by the operator (LTI tasks). */
+export async function isCourseLtiTool(sql: Db, courseId: string, toolId: string) {
+  const [row] = await sql<{ ok: boolean }[]>`
+    select exists (select 1 from lti_tools where id = ${toolId} and (course_id = ${courseId} or course_id is null)) as ok`
+  return row?.ok ?? false
 }
 
 export async function isCourseFileResource(sql: Db, courseId: string, resourceId: string) {
@@ -186,12 +195,14 @@ export async function insertTask(
   const [row] = await tx<TaskRow[]>`
     insert into learning_tasks (id, point_id, course_id, title, task_kind, task_type, material_type, content, url,
                                 resource_id, questions, start_at, due_at, notify_on_start, notify_before_due_24h,
-                                notify_on_due, sort_order, created_at, publish_state, publish_at, published_at, grade_release)
+                                notify_on_due, sort_order, created_at, publish_state, publish_at, published_at, grade_release,
+                                lti_tool_id, lti_target_link_uri, lti_custom)
     values (${t.id}, ${t.pointId}, ${t.courseId}, ${t.title}, ${t.taskKind}, ${t.taskType}, ${t.materialType},
             ${t.content}, ${t.url}, ${t.resourceId}, ${tx.json(t.questions as any)}, ${t.startAt}, ${t.dueAt},
             ${t.notifyOnStart}, ${t.notifyBeforeDue24h}, ${t.notifyOnDue},
             (select coalesce(max(sort_order), 0) + 1 from learning_tasks where point_id = ${t.pointId}), ${t.now},
-            ${t.state}, ${t.publishAt}, ${t.publishedAt}, ${t.gradeRelease})
+            ${t.state}, ${t.publishAt}, ${t.publishedAt}, ${t.gradeRelease},
+            ${t.lti?.toolId ?? null}, ${t.lti?.targetLinkUri ?? null}, ${t.lti ? tx.json(t.lti.custom) : null})
     returning ${tx(TASK_COLUMNS)}`
   return row!
 }
@@ -221,7 +232,9 @@ export async function updateTask(tx: TxSql, taskId: string, t: TaskValues & Publ
            start_at = ${t.startAt}, due_at = ${t.dueAt}, notify_on_start = ${t.notifyOnStart},
            notify_before_due_24h = ${t.notifyBeforeDue24h}, notify_on_due = ${t.notifyOnDue}, updated_at = ${t.now},
            publish_state = ${t.state}, publish_at = ${t.publishAt}, published_at = ${t.publishedAt},
-           grade_release = ${t.gradeRelease}
+           grade_release = ${t.gradeRelease},
+           lti_tool_id = ${t.lti?.toolId ?? null}, lti_target_link_uri = ${t.lti?.targetLinkUri ?? null},
+           lti_custom = ${t.lti ? tx.json(t.lti.custom) : null}
      where id = ${taskId}
     returning ${tx(TASK_COLUMNS)}`
   return row!

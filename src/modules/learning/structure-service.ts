@@ -83,6 +83,7 @@ export async function deletePoint(sql: Sql, courseId: string, pointId: string) {
 
 // ----- tasks -----------------------------------------------------------------------------------
 
+const badTool = () => invalidField('lti.toolId', 'must be an LTI tool registered for this course')
 const badResource = () => invalidField('resourceId', 'must be a FILE resource of this course')
 /** The resource was deleted between the check and the write (its delete committed first). */
 const resourceGone = (e: unknown): never => {
@@ -101,6 +102,7 @@ export async function createTask(sql: Sql, courseId: string, pointId: string, bo
   const task = await sql.begin(async (tx) => {
     if (!(await q.lockPoint(tx, courseId, pointId))) throw pointNotFound()
     if (values.resourceId && !(await q.isCourseFileResource(tx, courseId, values.resourceId))) throw badResource()
+    if (values.lti && !(await q.isCourseLtiTool(tx, courseId, values.lti.toolId))) throw badTool()
     const row = await q.insertTask(tx, { ...values, ...publication, id: newId(), courseId, pointId, now, gradeRelease: gradeRelease ?? 'AUTOMATIC' }).catch(resourceGone)
     // A draft or scheduled homework gets its reminders when it is published (publishing.ts).
     if (row.task_kind === 'HOMEWORK' && isVisible(row.publish_state)) queued = await homeworkCreated(tx, row.id, now, fanout)
@@ -149,6 +151,7 @@ export async function updateTask(sql: Sql, courseId: string, taskId: string, pat
     }
     // Grades held for release stay held: switching to AUTOMATIC first needs the release (issue 54).
     if (gradeRelease === 'AUTOMATIC' && before.grade_release === 'MANUAL' && (await hasHeld(tx, taskId))) throw gradesHeld()
+    if (values.lti && values.lti.toolId !== before.lti_tool_id && !(await q.isCourseLtiTool(tx, courseId, values.lti.toolId))) throw badTool()
     const row = await q.updateTask(tx, taskId, { ...values, ...publication, now, gradeRelease: gradeRelease ?? before.grade_release }).catch(resourceGone)
     queued = await afterEdit(
       tx,

@@ -196,7 +196,7 @@ export async function learningOverview(sql: Db, courseId: string, studentId: str
   // Per-student totals are kept by triggers (sql/007_grade_totals.sql): one row per student.
   return sql<OverviewRow[]>`
     select m.user_id, m.username, m.display_name,
-           ((select count(*)::int from learning_tasks where course_id = ${courseId} and (task_kind = 'HOMEWORK' or task_type = 'QUIZ')
+           ((select count(*)::int from learning_tasks where course_id = ${courseId} and (task_kind = 'HOMEWORK' or task_type in ('QUIZ', 'LTI'))
                 and publish_state = 'PUBLISHED')
              + (select count(*)::int from experiments where course_id = ${courseId})) as total_tasks,
            coalesce(g.task_count + g.lab_count, 0) as submitted_tasks,

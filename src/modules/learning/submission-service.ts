@@ -1,7 +1,7 @@
 import postgres from 'postgres'
 import { z } from 'zod'
 import type { Sql, TxSql } from '../../db/connect.ts'
-import { conflict, forbidden, invalidField, notFound, type FieldError } from '../../http/errors.ts'
+import { AppError, conflict, forbidden, invalidField, notFound, type FieldError } from '../../http/errors.ts'
 import type { CourseAccess, CurrentUser } from '../../http/guards.ts'
 import { offsetOf, page, windowOf, type OptionalPageQuery } from '../../http/pagination.ts'
 import { feedbackChange } from '../../lib/grading.ts'
@@ -30,7 +30,7 @@ const taskNotFound = () => notFound('TASK_NOT_FOUND', 'This learning task does n
  * Reading and viewing material (a LEARNING task of type MEDIA) is read or watched, not handed
  * in: no total counts it, so an answer or a grade would be kept and shown nowhere (issue 56.6).
  */
-export const takesAnswers = (task: { task_kind: string; task_type: string }) => task.task_kind === 'HOMEWORK' || task.task_type === 'QUIZ'
+export const takesAnswers = (task: { task_kind: string; task_type: string }) => task.task_kind === 'HOMEWORK' || task.task_type === 'QUIZ' || task.task_type === 'LTI'
 const takesNoAnswers = () =>
   conflict('TASK_TAKES_NO_ANSWERS', 'This task is material to read or watch: it takes no answers. Homework and quizzes take answers.')
 
@@ -77,6 +77,8 @@ async function openTask(sql: Sql, course: CourseAccess, taskId: string, now: Dat
   // A draft, scheduled or unpublished task does not exist for students (issue 29.9).
   if (!task || task.publish_state !== 'PUBLISHED') throw taskNotFound()
   if (!takesAnswers(task)) throw takesNoAnswers()
+  // An LTI task's work is done in the tool, which posts the score (docs/lti.md).
+  if (task.task_type === 'LTI') throw new AppError('LTI_SCORED_BY_TOOL', 'This task is done in an external tool, which sends the score; nothing is handed in here.')
   if (task.start_at && now < task.start_at) {
     throw conflict('CONFLICT', `This homework opens at ${task.start_at.toISOString()}; submit after that.`)
   }

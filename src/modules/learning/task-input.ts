@@ -69,6 +69,10 @@ export function taskValues(body: CreateTaskBody, existing: StoredQuestion[], now
     notifyOnStart: body.notifyOnStart,
     notifyBeforeDue24h: body.notifyBeforeDue24h,
     notifyOnDue: body.notifyOnDue,
+    lti:
+      body.taskType === 'LTI' && body.lti
+        ? { toolId: body.lti.toolId, targetLinkUri: body.lti.targetLinkUri ? httpUrl(body.lti.targetLinkUri) : null, custom: body.lti.custom ?? {} }
+        : null,
   }
 }
 
@@ -88,6 +92,7 @@ function asInput(r: TaskRow) {
     notifyOnStart: r.notify_on_start,
     notifyBeforeDue24h: r.notify_before_due_24h,
     notifyOnDue: r.notify_on_due,
+    lti: r.task_type === 'LTI' && r.lti_tool_id ? { toolId: r.lti_tool_id, targetLinkUri: r.lti_target_link_uri, custom: r.lti_custom ?? {} } : null,
   }
 }
 
@@ -104,9 +109,11 @@ export function mergePatch(row: TaskRow, patch: PatchTaskBody): CreateTaskBody {
     if (when && !sent.has(k)) merged[k] = k === 'questions' ? [] : null
   }
   const quiz = merged.taskType === 'QUIZ'
-  drop('materialType', quiz)
-  drop('url', quiz || merged.materialType !== 'LINK')
-  drop('resourceId', quiz || merged.materialType !== 'FILE')
+  const lti = merged.taskType === 'LTI'
+  drop('materialType', quiz || lti)
+  drop('lti', !lti)
+  drop('url', quiz || lti || merged.materialType !== 'LINK')
+  drop('resourceId', quiz || lti || merged.materialType !== 'FILE')
   drop('questions', !quiz)
   drop('startAt', merged.taskKind !== 'HOMEWORK')
   drop('dueAt', merged.taskKind !== 'HOMEWORK')

@@ -16,6 +16,7 @@ import { DeleteButton } from './DeleteButton.tsx'
 import { taskTypeLabel } from '../workspace/TaskCard.tsx'
 import { isGradable } from './Grading.tsx'
 import { TaskForm } from './TaskForm.tsx'
+import { LtiPicker } from '../lti/Lti.tsx'
 import { PublishBadge, PublishButton } from '../publishing/Publishing.tsx'
 
 /** Units → knowledge points → tasks, with create/edit forms and task reordering. */
@@ -221,7 +222,8 @@ function PointEditor({ point, courseId }: { point: Point; courseId: string }) {
           }}>
           {t('learning.addTask')}
         </button>
-      )}
+      )}{' '}
+      {!adding && <LtiPicker courseId={courseId} pointId={point.id} pointTitle={point.title} />}
     </>
   )
 }

@@ -13,6 +13,7 @@ import { ArchivePanel, CopyPanel } from '../terms/Terms.tsx'
 import { ReadOnlyScope } from '../ui/readOnly.tsx'
 import { COMMENTS } from '../comments/messages.ts'
 import { ExportCourse } from '../transfer/Transfer.tsx'
+import { LtiToolsPanel } from '../lti/Lti.tsx'
 
 /** Course settings: title and description, joining open or closed, a new invite code. */
 export function SettingsTab({ course }: TabProps) {
@@ -85,6 +86,9 @@ export function SettingsTab({ course }: TabProps) {
         <ExportCourse courseId={course.id} />
       </div>
       <CopyPanel course={course} />
+      <ReadOnlyScope>
+        <LtiToolsPanel courseId={course.id} />
+      </ReadOnlyScope>
     </div>
   )
 }

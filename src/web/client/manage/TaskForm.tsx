@@ -11,6 +11,8 @@ import { RichEditor } from '../ui/RichEditor.tsx'
 import { fromLocalInput, toLocalInput } from '../ui/time.tsx'
 import { answeredQuestionsOf, ConfirmQuestionRemoval } from '../teaching/QuizEditNotices.tsx'
 import { offersPublication, PublicationFields, submitLabelKey, type Publication } from '../publishing/Publishing.tsx'
+import { useLtiTools } from '../lti/Lti.tsx'
+import { LTI } from '../lti/messages.ts'
 
 interface QuestionDraft {
   key: string
@@ -40,6 +42,9 @@ export interface TaskDraft {
   /** Publish now, keep as a draft, or schedule (new tasks and drafts only; see offersPublication). */
   publication?: Publication
   publishAt?: string
+  /** LTI tasks: the tool and an optional link in it. */
+  ltiToolId?: string
+  ltiTargetLinkUri?: string
 }
 
 let seq = 0
@@ -78,6 +83,8 @@ export function draftOf(task?: Task): TaskDraft {
     notifyOnDue: task?.notifyOnDue ?? true,
     publication: task ? (task.state === 'SCHEDULED' ? 'SCHEDULED' : 'DRAFT') : 'PUBLISHED',
     publishAt: toLocalInput(task?.publishAt ?? null),
+    ltiToolId: task?.lti?.toolId ?? '',
+    ltiTargetLinkUri: task?.lti?.targetLinkUri ?? '',
   }
 }
 
@@ -92,6 +99,9 @@ export function validateDraft(d: TaskDraft): Record<string, string> {
     if (d.materialType === 'LINK' && !/^https?:\/\/\S+$/i.test(d.url.trim())) e.url = m('url')
     if (d.materialType === 'FILE' && !d.resourceId) e.resourceId = m('resourceId')
     if (d.materialType === 'TEXT' && !d.content.trim()) e.content = m('content')
+  } else if (d.taskType === 'LTI') {
+    if (!d.ltiToolId) e.ltiToolId = translate(`${LTI}:toolRequired`)
+    if (d.ltiTargetLinkUri?.trim() && !/^https?:\/\/\S+$/i.test(d.ltiTargetLinkUri.trim())) e.ltiTargetLinkUri = translate(`${LTI}:urlRequired`)
   } else {
     if (d.questions.length === 0) e.questions = m('questions')
     d.questions.forEach((q, i) => {
@@ -131,6 +141,9 @@ export function bodyOf(d: TaskDraft, withPublication = false) {
     body.content = d.content
     if (d.materialType === 'LINK') body.url = d.url.trim()
     if (d.materialType === 'FILE') body.resourceId = d.resourceId
+  } else if (d.taskType === 'LTI') {
+    body.content = d.content
+    body.lti = { toolId: d.ltiToolId, ...(d.ltiTargetLinkUri?.trim() ? { targetLinkUri: d.ltiTargetLinkUri.trim() } : {}) }
   } else {
     if (d.content) body.content = d.content
     body.questions = d.questions.map((q) => ({
@@ -168,6 +181,7 @@ export function TaskForm({
   error: unknown
 }) {
   const { t } = useT(NS)
+  const lt = useT(LTI).t
   // Drafts survive a re-login (ui/useDraft.ts): new tasks per point... per course, edits per task.
   const initial = useState(() => draftOf(task))[0]
   const [d, setDraft, clearDraft] = useDraft<TaskDraft>(`task:${courseId}:${task?.id ?? 'new'}`, initial)
@@ -183,6 +197,7 @@ export function TaskForm({
   const [dismissed, setDismissed] = useState<unknown>(null)
   const answered = error !== dismissed ? answeredQuestionsOf(error) : null
   const resources = useResources(courseId)
+  const tools = useLtiTools(courseId)
   const files = (resources.data ?? []).filter((r) => r.type === 'FILE')
   const set = <K extends keyof TaskDraft>(k: K, v: TaskDraft[K]) => setD((x) => ({ ...x, [k]: v }))
   const setQ = (i: number, patch: Partial<QuestionDraft>) => setD((x) => ({ ...x, questions: x.questions.map((q, j) => (j === i ? { ...q, ...patch } : q)) }))
@@ -221,7 +236,7 @@ export function TaskForm({
         {typeLocked ? (
           <div className="field" data-testid="type-locked">
             <p className="label-like">{t('taskForm.type')}</p>
-            <p>{d.taskType === 'QUIZ' ? t('taskForm.quiz') : t('taskForm.material')}</p>
+            <p>{d.taskType === 'QUIZ' ? t('taskForm.quiz') : d.taskType === 'LTI' ? lt('taskType') : t('taskForm.material')}</p>
             <p className="hint">{t('taskForm.typeLocked')}</p>
           </div>
         ) : (
@@ -233,6 +248,7 @@ export function TaskForm({
             options={[
               { value: 'MEDIA', label: t('taskForm.material') },
               { value: 'QUIZ', label: t('taskForm.quiz') },
+              { value: 'LTI', label: lt('taskType') },
             ]}
           />
         )}
@@ -262,6 +278,20 @@ export function TaskForm({
               ))}
             </SelectField>
           )}
+        </>
+      )}
+      {d.taskType === 'LTI' && (
+        <>
+          <SelectField label={lt('tool')} value={d.ltiToolId ?? ''} onChange={(e) => set('ltiToolId', e.target.value)} error={errors.ltiToolId} required>
+            <option value="">{lt('chooseTool')}</option>
+            {(tools.data ?? []).map((tool) => (
+              <option key={tool.id} value={tool.id}>
+                {tool.name}
+              </option>
+            ))}
+          </SelectField>
+          {tools.data && tools.data.length === 0 && <p className="hint">{lt('noTools')}</p>}
+          <TextField label={lt('targetLinkUri')} type="url" value={d.ltiTargetLinkUri ?? ''} onChange={(e) => set('ltiTargetLinkUri', e.target.value)} error={errors.ltiTargetLinkUri} />
         </>
       )}
       <RichEditor

@@ -22,9 +22,12 @@ import { addedAfter, isSubmittable, myExperimentsKey, useNow } from './data.ts'
 import { useReadOnly } from '../ui/readOnly.tsx'
 import { useTaskDisclosure } from './focus.tsx'
 import { WORKSPACE } from './messages.ts'
+import { LtiLaunch } from '../lti/Lti.tsx'
+import { LTI } from '../lti/messages.ts'
 
 export function taskTypeLabel(t: Task) {
   if (t.taskType === 'QUIZ') return translate(`${WORKSPACE}:type.quiz`)
+  if (t.taskType === 'LTI') return translate(`${LTI}:taskType`)
   return translate(`${WORKSPACE}:type.${t.materialType === 'LINK' ? 'link' : t.materialType === 'FILE' ? 'file' : 'text'}`)
 }
 
@@ -70,6 +73,7 @@ export function TaskBody({ task, courseId, isTeacher, status }: { task: Task; co
         </p>
       )}
       {task.taskType === 'MEDIA' && task.materialType === 'FILE' && task.resourceId && <TaskFile courseId={courseId} resourceId={task.resourceId} />}
+      {task.taskType === 'LTI' && <LtiLaunch courseId={courseId} taskId={task.id} toolId={task.lti?.toolId ?? null} />}
       {isTeacher ? <TeacherTaskView task={task} courseId={courseId} /> : <StudentTaskView task={task} courseId={courseId} status={status} />}
       <TaskLink courseId={courseId} taskId={task.id} />
       <ClassComments courseId={courseId} isTeacher={isTeacher} on={{ taskId: task.id }} />
@@ -162,7 +166,8 @@ export function useOpensIn(startAt: string | null | undefined) {
 }
 
 function StudentTaskView({ task, courseId, status }: { task: Task; courseId: string; status?: HomeworkStatus }) {
-  if (!isSubmittable(task)) return null
+  // An LTI task's work is done in the tool, which sends the score (docs/lti.md).
+  if (!isSubmittable(task) || task.taskType === 'LTI') return null
   return <StudentAnswer task={task} courseId={courseId} status={status} />
 }
 
