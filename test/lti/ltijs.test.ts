@@ -247,6 +247,44 @@ describe('grades and members through ltijs', () => {
     expect(results.scores.find((s: any) => s.userId === w.student.id)).toMatchObject({ resultScore: 80, resultMaximum: 100, comment: 'Well done' })
   })
 
+  test('on a MANUAL task the tool\'s score is held like a teacher\'s grade until the release', async () => {
+    const t = await w.api.post(`${w.base}/points/${pointId}/tasks`, {
+      token: w.teacher.token,
+      json: { title: 'Held sandbox', taskType: 'LTI', lti: { toolId: toolReg.id }, gradeRelease: 'MANUAL' },
+    })
+    expect(t.status).toBe(201)
+    expect(t.data.gradeRelease).toBe('MANUAL')
+    const heldTask = t.data.id
+    const { idToken } = await launch(w.student2.token, `${issuer}/api/v1/courses/${w.course.id}/learning/tasks/${heldTask}/lti/launch`)
+    await tool.lti.Grade.submitScore(idToken, idToken.platformContext.endpoint.lineitem, {
+      scoreGiven: 6,
+      scoreMaximum: 10,
+      activityProgress: 'Completed',
+      gradingProgress: 'FullyGraded',
+      comment: 'Held comment',
+    })
+    const unread = async () => (await w.api.get('/notifications', { token: w.student2.token })).data
+    const before = JSON.stringify(await unread())
+    expect(before).not.toContain('Held sandbox')
+    // The student sees a handed-in sheet without score or comment; the teacher sees the held grade.
+    const mine = await w.api.get(`${w.base}/tasks/${heldTask}/submissions`, { token: w.student2.token })
+    expect(mine.status).toBe(200)
+    const sheet = (mine.data.items ?? mine.data)[0]
+    expect(sheet).toMatchObject({ status: 'SUBMITTED', score: null, feedback: null })
+    const theirs = await w.api.get(`${w.base}/tasks/${heldTask}/submissions`, { token: w.teacher.token })
+    expect((theirs.data.items ?? theirs.data)[0]).toMatchObject({ score: 60, released: false })
+    const g = await w.api.get(`/courses/${w.course.id}/grades/overview`, { token: w.teacher.token })
+    const row = g.data.students.find((s: any) => s.userId === w.student2.id)
+    expect(row.cells[heldTask] ?? null).toBeNull()
+    // The release shows it and tells the student once.
+    const rel = await w.api.post(`${w.base}/tasks/${heldTask}/release`, { token: w.teacher.token })
+    expect(rel.status).toBe(200)
+    expect(rel.data).toMatchObject({ released: 1, notified: 1 })
+    const after = await w.api.get(`${w.base}/tasks/${heldTask}/submissions`, { token: w.student2.token })
+    expect((after.data.items ?? after.data)[0]).toMatchObject({ status: 'GRADED', score: 60, feedback: 'Held comment' })
+    expect(JSON.stringify(await unread())).toContain('Held sandbox')
+  })
+
   test('ltijs reads the member list with LTI roles', async () => {
     const { idToken } = await launch(w.teacher.token)
     const result = await tool.lti.NamesAndRoles.getMembers(idToken)

@@ -398,8 +398,8 @@ export async function lineItems(sql: Sql, tool: ToolRow, courseId: string, issue
 
 async function lineItemRow(sql: Sql | TxSql, tool: ToolRow, courseId: string, taskId: string) {
   if (!/^[0-9a-f-]{36}$/i.test(taskId)) throw new OAuthError(404, 'not_found', 'no such line item')
-  const [row] = await sql<(LineItemRow & { lti_tool_id: string })[]>`
-    select id, title, lti_score_maximum, start_at, due_at, lti_tool_id from learning_tasks
+  const [row] = await sql<(LineItemRow & { lti_tool_id: string; grade_release: 'AUTOMATIC' | 'MANUAL' })[]>`
+    select id, title, lti_score_maximum, start_at, due_at, lti_tool_id, grade_release from learning_tasks
      where id = ${taskId} and course_id = ${courseId} and task_type = 'LTI' and lti_tool_id = ${tool.id}`
   if (!row) throw new OAuthError(404, 'not_found', 'no such line item of this tool')
   return row
@@ -454,12 +454,17 @@ export async function postScore(sql: Sql, tool: ToolRow, courseId: string, taskI
     if (!graded && !['Submitted', 'Completed'].includes(score.activityProgress)) return false
     const value = graded ? Math.round(Math.min(100, (score.scoreGiven! / score.scoreMaximum!) * 100) * 100) / 100 : null
     const late = task.due_at !== null && now > task.due_at
+    // A MANUAL task holds the tool's score like a teacher's grade until the release (issue 54):
+    // the sheet stays SUBMITTED for the student, the score waits in held_*, nobody is notified.
+    const held = graded && task.grade_release === 'MANUAL'
+    const shown = graded && !held
     await tx`
       insert into learning_submissions (id, task_id, course_id, student_id, content, answers, auto_score, score, feedback,
-                                        status, late, submitted_at, graded_at)
-      values (${newId()}, ${taskId}, ${courseId}, ${score.userId}, '', null, null, ${value}, ${score.comment ?? null},
-              ${graded ? 'GRADED' : 'SUBMITTED'}, ${late}, ${now}, ${graded ? now : null})`
-    if (graded) {
+                                        status, late, submitted_at, graded_at, held_score, held_feedback, held_at)
+      values (${newId()}, ${taskId}, ${courseId}, ${score.userId}, '', null, null, ${shown ? value : null},
+              ${shown ? (score.comment ?? null) : null}, ${shown ? 'GRADED' : 'SUBMITTED'}, ${late}, ${now}, ${shown ? now : null},
+              ${held ? value : null}, ${held ? (score.comment ?? null) : null}, ${held ? now : null})`
+    if (shown) {
       await notify(
         tx,
         [score.userId],
