@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
+import { courseArchived } from '../../http/guards.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { CourseParams, idParams } from '../../http/params.ts'
 import { CreateTaskBody } from '../learning/model.ts'
@@ -109,6 +110,8 @@ export function ltiRoutes(deps: Deps) {
     .get(
       '/courses/:courseId/learning/points/:pointId/lti/tools/:toolId/deep-linking',
       async ({ params, user, request, set }) => {
+        // Opening a picker means adding tasks: an archived course refuses it like any write.
+        if (await service.isArchived(sql, params.courseId)) throw courseArchived()
         const url = await service.startDeepLinking(sql, params.courseId, user, params.pointId, params.toolId, issuerOf(deps, request), clock.now())
         set.status = 302
         set.headers.location = url
@@ -214,6 +217,7 @@ export function ltiProtocolRoutes(deps: Deps) {
           const made = await service.deepLinkingReturn(sql, form.get('JWT') ?? '', issuer(request), now, async (courseId, pointId, body) => {
             const parsed = CreateTaskBody.safeParse(body)
             if (!parsed.success) throw invalid(fieldErrors(parsed.error))
+            if (await service.isArchived(sql, courseId)) throw courseArchived()
             return createTask(sql, courseId, pointId, parsed.data, now, deps.fanout)
           })
           return new Response(null, {

@@ -446,6 +446,9 @@ export function parseScore(raw: unknown): ScoreBody {
 export async function postScore(sql: Sql, tool: ToolRow, courseId: string, taskId: string, score: ScoreBody, now: Date, channels: readonly Channel[]) {
   return sql.begin(async (tx) => {
     const task = await lineItemRow(tx, tool, courseId, taskId)
+    // An archived course is read-only (40908 in the API): no score lands in it.
+    const [archived] = await tx`select 1 from courses where id = ${courseId} and archived`
+    if (archived) throw new OAuthError(409, 'invalid_request', 'the course is archived and read-only')
     const [member] = /^[0-9a-f-]{36}$/i.test(score.userId)
       ? await tx`select 1 from course_members where course_id = ${courseId} and user_id = ${score.userId}`
       : []
@@ -685,4 +688,10 @@ export async function registerDynamically(sql: Sql, authorization: string | null
       'https://purl.imsglobal.org/spec/lti-tool-configuration': { ...conf, deployment_id: row.deployment_id },
     }
   })
+}
+
+/** Whether the course is archived (read-only): a picker would create tasks in it. */
+export async function isArchived(sql: Sql, courseId: string) {
+  const [row] = await sql`select 1 from courses where id = ${courseId} and archived`
+  return Boolean(row)
 }
