@@ -9,7 +9,7 @@ import { StudentStepper, type StepperEntry } from '../grading/StudentStepper.tsx
 import { formatNumber } from '../i18n/format.ts'
 import { useT } from '../i18n/index.ts'
 import { keys, useExperiments, useLearning, useMembers, useTaskSubmissions } from '../queries.ts'
-import type { LearningGradeBody, LearningSubmission, Member, Task } from '../types.ts'
+import type { GradesReleased, LearningGradeBody, LearningSubmission, Member, Task } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
 import { SelectField } from '../ui/form.tsx'
 import { Empty, ErrorNotice } from '../ui/Notice.tsx'
@@ -110,7 +110,15 @@ function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
         <>
           {newest.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
           {newest.status === 'GRADED' ? (
-            <Badge tone="ok">{t('grading.graded', { score: formatNumber(newest.score, 2) })}</Badge>
+            <>
+              <Badge tone="ok">{t('grading.graded', { score: formatNumber(newest.score, 2) })}</Badge>
+              {newest.released === false && (
+                <>
+                  {' '}
+                  <Badge tone="warn">{t('grading.held')}</Badge>
+                </>
+              )}
+            </>
           ) : (
             <Badge tone="info">{t('grading.needsGrading')}</Badge>
           )}
@@ -120,6 +128,8 @@ function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
   })
 
   return (
+    <>
+    {task.gradeRelease === 'MANUAL' && <ReleaseGrades courseId={courseId} task={task} held={submitted.filter((e) => e.attempts.some((a) => a.released === false)).length} />}
     <StudentStepper entries={steps} summary={t('grading.summary', counts)}>
       {(step) => {
         const current = byId.get(step.id)!
@@ -135,6 +145,36 @@ function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
         )
       }}
     </StudentStepper>
+    </>
+  )
+}
+
+/** MANUAL release (issue 54): held grades become the students' in one request; the answer says how many. */
+function ReleaseGrades({ courseId, task, held }: { courseId: string; task: Task; held: number }) {
+  const { t } = useT(NS)
+  const queryClient = useQueryClient()
+  const release = useMutation({
+    mutationFn: () => api<GradesReleased>('POST', `/courses/${courseId}/learning/tasks/${task.id}/release`),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: keys.taskSubmissions(courseId, task.id) })
+      void queryClient.invalidateQueries({ queryKey: keys.learningOverview(courseId) })
+      void queryClient.invalidateQueries({ queryKey: keys.grades(courseId) })
+    },
+  })
+  const done = release.data
+  return (
+    <div className="release-bar" data-testid="release-bar">
+      <p className="hint">{held > 0 ? t('grading.releaseHint', { count: held }) : t('grading.releaseNone')}</p>
+      <button type="button" className="btn btn-primary" disabled={release.isPending} onClick={() => release.mutate()}>
+        {release.isPending ? t('grading.releasing') : t('grading.release')}
+      </button>{' '}
+      {done && (
+        <span className="saved" role="status" data-testid="released">
+          {done.released > 0 ? t('grading.released', { count: done.released, notified: done.notified }) : t('grading.releasedNothing')}
+        </span>
+      )}
+      {release.error != null && <ErrorNotice error={release.error} />}
+    </div>
   )
 }
 
@@ -196,6 +236,12 @@ function SubmissionGrading({ s, attempts, task, courseId, who }: { s: LearningSu
       <p className="submission-head">
         <Time iso={s.submittedAt} /> {s.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
         {s.status === 'GRADED' ? <Badge tone="ok">{t('grading.graded', { score: formatNumber(s.score, 2) })}</Badge> : <Badge tone="info">{t('grading.needsGrading')}</Badge>}
+        {s.released === false && (
+          <>
+            {' '}
+            <Badge tone="warn">{t('grading.held')}</Badge>
+          </>
+        )}
         {attempts > 1 && <span className="meta"> · {t('grading.attempts', { count: attempts })}</span>}
       </p>
       {s.autoScore != null && <p className="meta">{t('grading.autoScore', { score: formatNumber(s.autoScore, 2) })}</p>}
