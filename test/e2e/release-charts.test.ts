@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { createPoint, createTask, createUnit, textTask } from '../learning/helpers.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
@@ -10,6 +11,7 @@ import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, ser
  * student (held: the student's homework centre shows no score), presses "Release grades" (the
  * count released is shown) and the student then sees the score. The charts tab draws SVG bars
  * whose values and heights are the numbers of the table beside them, and axe finds nothing serious.
+ * SHOTS=1 writes docs/screenshots/charts.png.
  */
 describe.skipIf(!hasChromium)('grade release and charts in Chromium', () => {
   const ctx = serverAndBrowser()
@@ -139,6 +141,8 @@ describe.skipIf(!hasChromium)('grade release and charts in Chromium', () => {
     const totals = charts.find((c) => c.testId === 'chart-totals')!
     expect(totals.bars.reduce((a, b) => a + b.value, 0)).toBe(2)
     await expectAccessible(p, 'charts')
+    // SHOTS=1 writes the picture in docs/grading.md.
+    if (process.env.SHOTS) await p.screenshot({ path: join(import.meta.dir, '../../docs/screenshots/charts.png'), fullPage: true })
     expectNoErrors(tt)
     expectNoErrors(st)
     await tt.context.close()

@@ -45,7 +45,7 @@ export function BarChart({
   const id = useId()
   const top = Math.max(1, max ?? Math.max(0, ...rows.map((r) => r.values.reduce((a, b) => a + b, 0))))
   const plot = H - PAD_BOTTOM - PAD_TOP
-  const width = PAD_LEFT * 2 + Math.max(1, rows.length) * BAND
+  const width = Math.max(240, PAD_LEFT * 2 + Math.max(1, rows.length) * BAND)
   // Category labels under the bars, thinned out when there are many (the table has all of them).
   const every = Math.max(1, Math.ceil(rows.length / 12))
   return (
