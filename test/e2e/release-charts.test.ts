@@ -148,4 +148,67 @@ describe.skipIf(!hasChromium)('grade release and charts in Chromium', () => {
     await tt.context.close()
     await st.context.close()
   }, 120_000)
+
+  test('grading by rubric from the keyboard: first criterion focused, digits pick levels, Enter saves and opens the next student', async () => {
+    const { server, browser } = ctx
+    const { api, deps } = server
+    const [teacher, alice, bob] = await Promise.all([signUp(api, 'TEACHER', 'Tess Teacher'), signUp(api, 'STUDENT', 'Alice Wang'), signUp(api, 'STUDENT', 'Bob Li')])
+    const courseId = (await insertCourse(deps.sql, teacher.id, 'Rhetoric II')).id
+    for (const s of [alice, bob]) await addStudent(deps.sql, courseId, s.id)
+    const base = `/courses/${courseId}/learning`
+    const unit = await createUnit(api, base, teacher, 'Argument')
+    const point = await createPoint(api, base, teacher, unit.id, 'Claims')
+    const now = Date.now()
+    const essay = await createTask(api, base, teacher, point.id, {
+      title: 'Essay 4',
+      ...textTask,
+      taskKind: 'HOMEWORK',
+      startAt: new Date(now - 3600_000).toISOString(),
+      dueAt: new Date(now + 86400_000).toISOString(),
+    })
+    const put = await api.put(`${base}/tasks/${essay.id}/rubric`, {
+      token: teacher.token,
+      json: {
+        rubric: {
+          criteria: [
+            { title: 'Argument', levels: [ { title: 'Beginning', points: 0 }, { title: 'Exemplary', points: 6 } ] },
+            { title: 'Style', levels: [ { title: 'Rough', points: 0 }, { title: 'Clear', points: 2 }, { title: 'Elegant', points: 4 } ] },
+          ],
+        },
+      },
+    })
+    expect([put.status, put.code]).toEqual([200, 0])
+    const sheets: Record<string, string> = {}
+    // Bob first, Alice second: the roster lists the newest hand-in first, so Alice is graded first.
+    for (const s of [bob, alice]) {
+      const r = await api.post(`${base}/tasks/${essay.id}/submissions`, { token: s.token, json: { content: `<p>${s.username} argues</p>` } })
+      expect([r.status, r.code]).toEqual([201, 0])
+      sheets[s.id] = r.data.id
+    }
+
+    const tt = await openTab(browser, server.baseUrl)
+    const p = tt.page
+    await p.goto('/login')
+    await loginViaUi(p, teacher.username, teacher.password)
+    await p.waitForURL('**/courses')
+    await p.goto(`/courses/${courseId}/manage?tab=grading&taskId=${essay.id}&student=${alice.id}`)
+    const form = p.getByRole('form', { name: 'Grade Alice Wang by the rubric' })
+    await form.waitFor()
+    // The first criterion has the focus.
+    await p.waitForFunction(() => document.activeElement?.closest('fieldset[data-criterion]')?.getAttribute('data-criterion') === '0')
+    await p.keyboard.press('2') // Argument: Exemplary (6)
+    await p.keyboard.press('2') // Style: Clear (2)
+    await form.getByTestId('rubric-score').getByText('Score by the rubric: 80 / 100').waitFor()
+    await expectAccessible(p, 'grading by rubric')
+    await p.keyboard.press('Enter')
+    // Saved, and the next student (Bob) is open with his first criterion focused.
+    await p.waitForURL(new RegExp(`student=${bob.id}`))
+    await p.getByRole('form', { name: 'Grade Bob Li by the rubric' }).waitFor()
+    await p.waitForFunction(() => document.activeElement?.closest('fieldset[data-criterion]')?.getAttribute('data-criterion') === '0')
+    const list = await api.get(`${base}/tasks/${essay.id}/submissions`, { token: teacher.token })
+    const a = (list.data.items as any[]).find((x) => x.id === sheets[alice.id])
+    expect([a.status, a.score, a.rubricChoices.length]).toEqual(['GRADED', 80, 2])
+    expectNoErrors(tt)
+    await tt.context.close()
+  }, 120_000)
 })

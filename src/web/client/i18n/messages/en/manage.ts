@@ -333,6 +333,15 @@ const en = {
     questions: 'Answers and points',
     choicePoints: '{{earned}} of {{points}} points (scored automatically)',
   },
+  rubric: {
+    gradeWho: 'Grade {{who}} by the rubric',
+    keys: 'Keys: a digit picks that level of the focused criterion, Enter saves and opens the next student.',
+    upTo: 'up to {{points}} points',
+    level: '{{n}}. {{title}} ({{points}} points)',
+    pickAll: 'Pick a level for every criterion to compute the score.',
+    score: 'Score by the rubric: {{score}} / 100',
+    save: 'Save rubric grade',
+  },
   charts: {
     loading: 'Loading the chart…',
     perTask: 'One task',

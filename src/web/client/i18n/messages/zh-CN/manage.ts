@@ -335,6 +335,15 @@ const zh: Catalogue<typeof en> = {
     questions: '作答与得分',
     choicePoints: '得 {{earned}} 分，满分 {{points}} 分（自动判分）',
   },
+  rubric: {
+    gradeWho: '按评分量规给 {{who}} 评分',
+    keys: '快捷键：数字键选择当前评分项的对应等级，Enter 保存并打开下一位学生。',
+    upTo: '最高 {{points}} 分',
+    level: '{{n}}. {{title}}（{{points}} 分）',
+    pickAll: '为每个评分项选择一个等级后即可计算分数。',
+    score: '按评分量规得分：{{score}} / 100',
+    save: '保存量规评分',
+  },
   charts: {
     loading: '正在加载图表…',
     perTask: '单个任务',
