@@ -211,4 +211,53 @@ describe.skipIf(!hasChromium)('grade release and charts in Chromium', () => {
     expectNoErrors(tt)
     await tt.context.close()
   }, 120_000)
+
+  test('in Chinese at 390 px: the release bar and the charts read from the zh-CN catalogue; axe clean', async () => {
+    const { server, browser } = ctx
+    const { api, deps } = server
+    const [teacher, alice] = await Promise.all([signUp(api, 'TEACHER', 'Tess Teacher'), signUp(api, 'STUDENT', 'Alice Wang')])
+    const courseId = (await insertCourse(deps.sql, teacher.id, '修辞学')).id
+    await addStudent(deps.sql, courseId, alice.id)
+    const base = `/courses/${courseId}/learning`
+    const unit = await createUnit(api, base, teacher, 'Argument')
+    const point = await createPoint(api, base, teacher, unit.id, 'Claims')
+    const now = Date.now()
+    const essay = await createTask(api, base, teacher, point.id, {
+      title: '作文',
+      ...textTask,
+      taskKind: 'HOMEWORK',
+      gradeRelease: 'MANUAL',
+      startAt: new Date(now - 3600_000).toISOString(),
+      dueAt: new Date(now + 86400_000).toISOString(),
+    })
+    const sheet = await api.post(`${base}/tasks/${essay.id}/submissions`, { token: alice.token, json: { content: '<p>论点</p>' } })
+    const g = await api.patch(`${base}/submissions/${sheet.data.id}/grade`, { token: teacher.token, json: { score: 91 } })
+    expect([g.status, g.data.released]).toEqual([200, false])
+
+    const tt = await openTab(browser, server.baseUrl, { viewport: { width: 390, height: 844 } })
+    await tt.context.addInitScript(() => localStorage.setItem('cls.locale', 'zh-CN'))
+    const p = tt.page
+    await p.goto('/login')
+    await p.getByLabel('用户名或邮箱').fill(teacher.username)
+    await p.getByLabel('密码').fill(teacher.password)
+    await p.getByRole('button', { name: '登录' }).click()
+    await p.waitForURL('**/courses')
+    await p.goto(`/courses/${courseId}/manage?tab=grading&taskId=${essay.id}`)
+    await p.getByTestId('release-bar').getByText('有 1 个成绩等待发布：发布后学生才能看到。').waitFor()
+    await p.getByTestId('grading-sheet').getByText('待发布').waitFor()
+    await expectAccessible(p, 'grading with a held grade (zh-CN, 390 px)')
+    await p.getByRole('button', { name: '发布成绩' }).click()
+    await p.getByTestId('released').getByText('已发布 1 个成绩，已通知 1 名学生。').waitFor()
+
+    await p.goto(`/courses/${courseId}/manage?tab=charts&taskId=${essay.id}`)
+    await p.getByTestId('chart-totals').getByText('全课程学生平均分分布').first().waitFor()
+    await p.getByTestId('chart-scores').getByText('“作文”的分数分布').first().waitFor()
+    await p.getByTestId('chart-timeline').locator('rect.chart-bar').first().waitFor({ state: 'attached' })
+    const charts = await barsMatchTables(p)
+    for (const c of charts) for (const b of c.bars) expect(b.cell).toBe(b.value)
+    expect(charts.find((c) => c.testId === 'chart-scores')!.bars[9]!.value).toBe(1)
+    await expectAccessible(p, 'charts (zh-CN, 390 px)')
+    expectNoErrors(tt)
+    await tt.context.close()
+  }, 120_000)
 })
