@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { createPoint, createTask, createUnit, textTask } from '../learning/helpers.ts'
+import { formOf } from '../storage/helpers.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp } from '../support/harness.ts'
 import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, serverAndBrowser } from './support.ts'
@@ -257,6 +258,51 @@ describe.skipIf(!hasChromium)('grade release and charts in Chromium', () => {
     for (const c of charts) for (const b of c.bars) expect(b.cell).toBe(b.value)
     expect(charts.find((c) => c.testId === 'chart-scores')!.bars[9]!.value).toBe(1)
     await expectAccessible(p, 'charts (zh-CN, 390 px)')
+    expectNoErrors(tt)
+    await tt.context.close()
+  }, 120_000)
+
+  test('an experiment: MANUAL in its edit form, a held grade, Release grades, the student then has the score', async () => {
+    const { server, browser } = ctx
+    const { api, deps } = server
+    const [teacher, alice] = await Promise.all([signUp(api, 'TEACHER', 'Tess Teacher'), signUp(api, 'STUDENT', 'Alice Wang')])
+    const courseId = (await insertCourse(deps.sql, teacher.id, 'Optics')).id
+    await addStudent(deps.sql, courseId, alice.id)
+    const lab = await api.post(`/courses/${courseId}/experiments`, {
+      token: teacher.token,
+      json: { title: 'Prism lab', description: '<p>Measure</p>', dueAt: new Date(Date.now() + 86400_000).toISOString() },
+    })
+    expect([lab.status, lab.data.gradeRelease]).toEqual([201, 'AUTOMATIC'])
+
+    const tt = await openTab(browser, server.baseUrl)
+    const p = tt.page
+    await p.goto('/login')
+    await loginViaUi(p, teacher.username, teacher.password)
+    await p.waitForURL('**/courses')
+    await p.goto(`/courses/${courseId}/manage?tab=experiments`)
+    await p.getByRole('button', { name: 'Edit experiment Prism lab' }).click()
+    const form = p.getByRole('form', { name: 'Edit experiment Prism lab' })
+    await form.getByRole('group', { name: 'Grades go to students' }).getByLabel('When I release them').check()
+    await form.getByRole('button', { name: 'Save' }).click()
+    await form.waitFor({ state: 'detached' })
+    const detail = await api.get(`/courses/${courseId}/experiments/${lab.data.id}`, { token: teacher.token })
+    expect([detail.status, detail.data.gradeRelease]).toEqual([200, 'MANUAL'])
+
+    const sub = await api.post(`/experiments/${lab.data.id}/submissions`, { token: alice.token, form: formOf({ file: new File(['%PDF-1.4 lab'], 'lab.pdf', { type: 'application/pdf' }) }) })
+    expect(sub.status).toBe(201)
+    const g = await api.patch(`/submissions/${sub.data.id}/grade`, { token: teacher.token, json: { score: 77 } })
+    expect([g.status, g.data.released]).toEqual([200, false])
+    const held = await api.get(`/experiments/${lab.data.id}/submissions/latest`, { token: alice.token })
+    expect(held.data.score).toBeNull()
+
+    await p.goto(`/courses/${courseId}/manage?tab=grading&experimentId=${lab.data.id}`)
+    await p.getByTestId('release-bar').getByText('1 grade waits for release: students see it only after you release it.').waitFor()
+    await p.getByTestId('grading-roster').getByText('Held').waitFor()
+    await p.getByRole('button', { name: 'Release grades' }).click()
+    await p.getByTestId('released').getByText('1 grade released; 1 student(s) notified.').waitFor()
+    const out = await api.get(`/experiments/${lab.data.id}/submissions/latest`, { token: alice.token })
+    expect(out.data.score).toBe(77)
+    await expectAccessible(p, 'experiment grading after a release')
     expectNoErrors(tt)
     await tt.context.close()
   }, 120_000)

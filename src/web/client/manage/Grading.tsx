@@ -4,13 +4,14 @@ import { api } from '../api.ts'
 import { ExperimentGrading } from '../grading/ExperimentGrading.tsx'
 import { DownloadAllLink } from '../terms/Terms.tsx'
 import { QuestionGradeForm } from '../grading/QuestionGradeForm.tsx'
+import { ReleaseGrades } from '../grading/ReleaseGrades.tsx'
 import { RubricGradeForm } from '../grading/RubricGradeForm.tsx'
 import { useGradingRoster } from '../grading/roster.tsx'
 import { StudentStepper, type StepperEntry } from '../grading/StudentStepper.tsx'
 import { formatNumber } from '../i18n/format.ts'
 import { useT } from '../i18n/index.ts'
 import { keys, useExperiments, useLearning, useMembers, useTaskSubmissions } from '../queries.ts'
-import type { GradesReleased, LearningGradeBody, LearningSubmission, Member, Task } from '../types.ts'
+import type { LearningGradeBody, LearningSubmission, Member, Task } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
 import { SelectField } from '../ui/form.tsx'
 import { Empty, ErrorNotice } from '../ui/Notice.tsx'
@@ -130,7 +131,13 @@ function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
 
   return (
     <>
-    {task.gradeRelease === 'MANUAL' && <ReleaseGrades courseId={courseId} task={task} held={submitted.filter((e) => e.attempts.some((a) => a.released === false)).length} />}
+    {task.gradeRelease === 'MANUAL' && (
+      <ReleaseGrades
+        path={`/courses/${courseId}/learning/tasks/${task.id}/release`}
+        held={submitted.filter((e) => e.attempts.some((a) => a.released === false)).length}
+        invalidate={[keys.taskSubmissions(courseId, task.id), keys.learningOverview(courseId), keys.grades(courseId)]}
+      />
+    )}
     <StudentStepper entries={steps} summary={t('grading.summary', counts)}>
       {(step, nav) => {
         const current = byId.get(step.id)!
@@ -147,35 +154,6 @@ function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
       }}
     </StudentStepper>
     </>
-  )
-}
-
-/** MANUAL release (issue 54): held grades become the students' in one request; the answer says how many. */
-function ReleaseGrades({ courseId, task, held }: { courseId: string; task: Task; held: number }) {
-  const { t } = useT(NS)
-  const queryClient = useQueryClient()
-  const release = useMutation({
-    mutationFn: () => api<GradesReleased>('POST', `/courses/${courseId}/learning/tasks/${task.id}/release`),
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: keys.taskSubmissions(courseId, task.id) })
-      void queryClient.invalidateQueries({ queryKey: keys.learningOverview(courseId) })
-      void queryClient.invalidateQueries({ queryKey: keys.grades(courseId) })
-    },
-  })
-  const done = release.data
-  return (
-    <div className="release-bar" data-testid="release-bar">
-      <p className="hint">{held > 0 ? t('grading.releaseHint', { count: held }) : t('grading.releaseNone')}</p>
-      <button type="button" className="btn btn-primary" disabled={release.isPending} onClick={() => release.mutate()}>
-        {release.isPending ? t('grading.releasing') : t('grading.release')}
-      </button>{' '}
-      {done && (
-        <span className="saved" role="status" data-testid="released">
-          {done.released > 0 ? t('grading.released', { count: done.released, notified: done.notified }) : t('grading.releasedNothing')}
-        </span>
-      )}
-      {release.error != null && <ErrorNotice error={release.error} />}
-    </div>
   )
 }
 
