@@ -4,6 +4,7 @@
 // strings. The export names are the ones the pages have always used.
 import type { z } from 'zod'
 import type * as announcements from '../../modules/announcements/model.ts'
+import type * as analytics from '../../modules/analytics/model.ts'
 import type * as comments from '../../modules/comments/model.ts'
 import type * as auth from '../../modules/auth/model.ts'
 import type * as courses from '../../modules/courses/model.ts'
@@ -51,6 +52,8 @@ export type TaskKind = Out<typeof learning.TaskKind>
 export type TaskType = Out<typeof learning.TaskType>
 export type MaterialType = Out<typeof learning.MaterialType>
 export type Task = Out<typeof learning.Task>
+export type GradeRelease = Out<typeof learning.GradeRelease>
+export type GradesReleased = Out<typeof learning.Released>
 export type EditedTask = Out<typeof learning.EditedTask>
 export type LearningTree = Out<typeof learning.LearningTree>
 export type Unit = LearningTree['units'][number]
@@ -80,3 +83,8 @@ export type Resource = Out<typeof resources.Resource>
 export type GradeOverview = Out<typeof grades.GradeOverview>
 export type GradeColumn = Out<typeof grades.GradeColumn>
 export type GradeOverviewRow = GradeOverview['students'][number]
+
+export type ScoreDistribution = Out<typeof analytics.ScoreDistribution>
+export type HandInTimeline = Out<typeof analytics.HandInTimeline>
+export type QuestionCorrectness = Out<typeof analytics.QuestionCorrectness>
+export type TotalsDistribution = Out<typeof analytics.TotalsDistribution>

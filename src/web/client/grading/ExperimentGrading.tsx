@@ -11,6 +11,7 @@ import { RichText } from '../ui/RichText.tsx'
 import { formatBytes, formatDateTime, formatScore, Time } from '../ui/time.tsx'
 import { isPastDue, useSecondNow } from '../teaching/clock.ts'
 import { GradeForm } from './GradeForm.tsx'
+import { ReleaseGrades } from './ReleaseGrades.tsx'
 import { useGradingRoster } from './roster.tsx'
 import { StudentStepper, type StepperEntry } from './StudentStepper.tsx'
 
@@ -26,7 +27,8 @@ export function ExperimentGrading({ experimentId, courseId }: { experimentId: st
   const subs = useExperimentSubmissions(experimentId)
   const members = useMembers(courseId)
   const experiments = useExperiments(courseId)
-  const dueAt = experiments.data?.find((e) => e.id === experimentId)?.dueAt ?? null
+  const experiment = experiments.data?.find((e) => e.id === experimentId)
+  const dueAt = experiment?.dueAt ?? null
   const now = useSecondNow()
   const { gate, rows } = useGradingRoster(subs, members)
   if (gate) return gate
@@ -44,6 +46,12 @@ export function ExperimentGrading({ experimentId, courseId }: { experimentId: st
         <>
           {newest.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
           {newest.gradedAt ? <Badge tone="ok">{t('grading.graded', { score: formatScore(newest.score) })}</Badge> : <Badge tone="info">{t('grading.needsGrading')}</Badge>}
+          {newest.released === false && (
+            <>
+              {' '}
+              <Badge tone="warn">{t('grading.held')}</Badge>
+            </>
+          )}
         </>
       ),
     }
@@ -57,6 +65,14 @@ export function ExperimentGrading({ experimentId, courseId }: { experimentId: st
   }
 
   return (
+    <>
+    {experiment?.gradeRelease === 'MANUAL' && (
+      <ReleaseGrades
+        path={`/experiments/${experimentId}/release`}
+        held={submitted.filter((r) => r.attempts.some((a) => a.released === false)).length}
+        invalidate={[keys.experimentSubmissions(experimentId), keys.experiments(courseId), keys.grades(courseId)]}
+      />
+    )}
     <StudentStepper entries={entries} summary={t('grading.summary', counts)}>
       {(e) => {
         const r = byId.get(e.id)!
@@ -86,6 +102,7 @@ export function ExperimentGrading({ experimentId, courseId }: { experimentId: st
         )
       }}
     </StudentStepper>
+    </>
   )
 }
 

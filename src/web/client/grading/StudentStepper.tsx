@@ -19,7 +19,8 @@ export interface StepperEntry {
 }
 
 const typingInto = (el: EventTarget | null) =>
-  el instanceof HTMLElement && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName))
+  el instanceof HTMLElement &&
+  (el.isContentEditable || ['TEXTAREA', 'SELECT'].includes(el.tagName) || (el instanceof HTMLInputElement && el.type !== 'radio' && el.type !== 'checkbox'))
 
 /** Only the student changes: the page stays, and unsaved grades stay as drafts. */
 const onlyStudentChanges = (a: { pathname: string; search: string }, b: { pathname: string; search: string }) => {
@@ -39,7 +40,7 @@ const onlyStudentChanges = (a: { pathname: string; search: string }, b: { pathna
  * Typed but unsaved grades are kept per submission (grading/useGradeDraft.ts) when moving
  * between students and marked "Unsaved" in the roster; leaving the page with any of them asks first.
  */
-export function StudentStepper({ entries, summary, children }: { entries: StepperEntry[]; summary: ReactNode; children: (e: StepperEntry) => ReactNode }) {
+export function StudentStepper({ entries, summary, children }: { entries: StepperEntry[]; summary: ReactNode; children: (e: StepperEntry, nav: { next: () => void }) => ReactNode }) {
   const { t } = useT(NS)
   const [params, setParams] = useSearchParams()
   const me = useMe().data
@@ -123,7 +124,7 @@ export function StudentStepper({ entries, summary, children }: { entries: Steppe
           </div>
           <p className="hint">{t('grading.keys')}</p>
           <h3>{current.name}</h3>
-          {children(current)}
+          {children(current, { next: () => select(index + 1) })}
         </section>
       )}
     </div>

@@ -5,8 +5,8 @@ import { api, fieldErrors } from '../api.ts'
 import { ExperimentGrading } from '../grading/ExperimentGrading.tsx'
 import { useT } from '../i18n/index.ts'
 import { keys, useExperiments } from '../queries.ts'
-import type { Experiment } from '../types.ts'
-import { TextField } from '../ui/form.tsx'
+import type { Experiment, GradeRelease } from '../types.ts'
+import { RadioGroup, TextField } from '../ui/form.tsx'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { fromLocalInput, Time, toLocalInput } from '../ui/time.tsx'
@@ -89,13 +89,15 @@ function ExperimentForm({ courseId, experiment, onDone }: { courseId: string; ex
     title: experiment?.title ?? '',
     description: experiment?.description ?? '',
     dueAt: toLocalInput(experiment?.dueAt ?? new Date(Date.now() + 14 * 86400_000).toISOString()),
+    gradeRelease: (experiment?.gradeRelease ?? 'AUTOMATIC') as GradeRelease,
   }))[0]
   const [d, setD, clearDraft] = useDraft(`experiment:${courseId}:${experiment?.id ?? 'new'}`, initial)
-  const dirty = d.title !== initial.title || d.description !== initial.description || d.dueAt !== initial.dueAt
+  const release = d.gradeRelease ?? 'AUTOMATIC' // drafts kept from before have none
+  const dirty = d.title !== initial.title || d.description !== initial.description || d.dueAt !== initial.dueAt || release !== initial.gradeRelease
   const [errors, setErrors] = useState<Record<string, string>>({})
   const save = useMutation({
     mutationFn: () => {
-      const body = { title: d.title.trim(), description: d.description, dueAt: fromLocalInput(d.dueAt) }
+      const body = { title: d.title.trim(), description: d.description, dueAt: fromLocalInput(d.dueAt), gradeRelease: release }
       return experiment
         ? api<Experiment>('PATCH', `/courses/${courseId}/experiments/${experiment.id}`, body)
         : api<Experiment>('POST', `/courses/${courseId}/experiments`, body)
@@ -124,6 +126,19 @@ function ExperimentForm({ courseId, experiment, onDone }: { courseId: string; ex
       <TextField label={t('experiments.title')} value={d.title} onChange={(e) => setD({ ...d, title: e.target.value })} error={errors.title} maxLength={200} required />
       <RichEditor label={t('experiments.description')} value={d.description} onChange={(description) => setD({ ...d, description })} error={errors.description} />
       <TextField label={t('experiments.dueAt')} type="datetime-local" value={d.dueAt} onChange={(e) => setD({ ...d, dueAt: e.target.value })} error={errors.dueAt} required />
+      <div className="field">
+        <RadioGroup<GradeRelease>
+          legend={t('taskForm.gradeRelease')}
+          name="experiment-grade-release"
+          value={release}
+          onChange={(gradeRelease) => setD({ ...d, gradeRelease })}
+          options={[
+            { value: 'AUTOMATIC', label: t('taskForm.releaseAutomatic') },
+            { value: 'MANUAL', label: t('taskForm.releaseManual') },
+          ]}
+        />
+        <p className="hint">{t('taskForm.gradeReleaseHint')}</p>
+      </div>
       {save.error && !Object.keys(errors).length && <ErrorNotice error={save.error} />}
       <div className="actions">
         <button type="submit" className="btn btn-primary" disabled={save.isPending}>

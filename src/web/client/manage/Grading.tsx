@@ -4,6 +4,8 @@ import { api } from '../api.ts'
 import { ExperimentGrading } from '../grading/ExperimentGrading.tsx'
 import { DownloadAllLink } from '../terms/Terms.tsx'
 import { QuestionGradeForm } from '../grading/QuestionGradeForm.tsx'
+import { ReleaseGrades } from '../grading/ReleaseGrades.tsx'
+import { RubricGradeForm } from '../grading/RubricGradeForm.tsx'
 import { useGradingRoster } from '../grading/roster.tsx'
 import { StudentStepper, type StepperEntry } from '../grading/StudentStepper.tsx'
 import { formatNumber } from '../i18n/format.ts'
@@ -110,7 +112,15 @@ function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
         <>
           {newest.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
           {newest.status === 'GRADED' ? (
-            <Badge tone="ok">{t('grading.graded', { score: formatNumber(newest.score, 2) })}</Badge>
+            <>
+              <Badge tone="ok">{t('grading.graded', { score: formatNumber(newest.score, 2) })}</Badge>
+              {newest.released === false && (
+                <>
+                  {' '}
+                  <Badge tone="warn">{t('grading.held')}</Badge>
+                </>
+              )}
+            </>
           ) : (
             <Badge tone="info">{t('grading.needsGrading')}</Badge>
           )}
@@ -120,30 +130,39 @@ function TaskGrading({ task, courseId }: { task: Task; courseId: string }) {
   })
 
   return (
+    <>
+    {task.gradeRelease === 'MANUAL' && (
+      <ReleaseGrades
+        path={`/courses/${courseId}/learning/tasks/${task.id}/release`}
+        held={submitted.filter((e) => e.attempts.some((a) => a.released === false)).length}
+        invalidate={[keys.taskSubmissions(courseId, task.id), keys.learningOverview(courseId), keys.grades(courseId)]}
+      />
+    )}
     <StudentStepper entries={steps} summary={t('grading.summary', counts)}>
-      {(step) => {
+      {(step, nav) => {
         const current = byId.get(step.id)!
         return (
           <div className="grading-with-comments">
             {current.attempts.length === 0 ? (
               <Empty>{t('grading.nothingYet')}</Empty>
             ) : (
-              <Attempts key={current.attempts[0]!.id} attempts={current.attempts} task={task} courseId={courseId} who={who(current.member)} />
+              <Attempts key={current.attempts[0]!.id} attempts={current.attempts} task={task} courseId={courseId} who={who(current.member)} next={nav.next} />
             )}
             <PrivateComments key={step.id} courseId={courseId} taskId={task.id} studentId={step.id} studentName={who(current.member)} isTeacher open />
           </div>
         )
       }}
     </StudentStepper>
+    </>
   )
 }
 
-function Attempts({ attempts, task, courseId, who }: { attempts: LearningSubmission[]; task: Task; courseId: string; who: string }) {
+function Attempts({ attempts, task, courseId, who, next }: { attempts: LearningSubmission[]; task: Task; courseId: string; who: string; next: () => void }) {
   const { t } = useT(NS)
   const [newest, ...earlier] = attempts
   return (
     <>
-      <SubmissionGrading s={newest!} task={task} courseId={courseId} who={who} attempts={attempts.length} />
+      <SubmissionGrading s={newest!} task={task} courseId={courseId} who={who} attempts={attempts.length} next={next} />
       {earlier.length > 0 && (
         <details className="earlier-attempts">
           <summary>{t('grading.earlier', { count: earlier.length })}</summary>
@@ -179,10 +198,10 @@ function Attempts({ attempts, task, courseId, who }: { attempts: LearningSubmiss
   )
 }
 
-function SubmissionGrading({ s, attempts, task, courseId, who }: { s: LearningSubmission; attempts: number; task: Task; courseId: string; who: string }) {
+function SubmissionGrading({ s, attempts, task, courseId, who, next }: { s: LearningSubmission; attempts: number; task: Task; courseId: string; who: string; next: () => void }) {
   const { t } = useT(NS)
   const queryClient = useQueryClient()
-  const grade = useMutation({
+  const gradeOptions = {
     mutationFn: (body: LearningGradeBody) => api<LearningSubmission>('PATCH', `/courses/${courseId}/learning/submissions/${s.id}/grade`, body),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: keys.taskSubmissions(courseId, task.id) })
@@ -190,17 +209,37 @@ function SubmissionGrading({ s, attempts, task, courseId, who }: { s: LearningSu
       void queryClient.invalidateQueries({ queryKey: keys.grades(courseId) })
       void queryClient.invalidateQueries({ queryKey: keys.homeworks })
     },
-  })
+  }
+  const grade = useMutation(gradeOptions)
+  // Grading by rubric: its own mutation, so its saved/pending state is its form's.
+  const byRubric = useMutation(gradeOptions)
   return (
     <div className="submission" data-testid="task-submission">
       <p className="submission-head">
         <Time iso={s.submittedAt} /> {s.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
         {s.status === 'GRADED' ? <Badge tone="ok">{t('grading.graded', { score: formatNumber(s.score, 2) })}</Badge> : <Badge tone="info">{t('grading.needsGrading')}</Badge>}
+        {s.released === false && (
+          <>
+            {' '}
+            <Badge tone="warn">{t('grading.held')}</Badge>
+          </>
+        )}
         {attempts > 1 && <span className="meta"> · {t('grading.attempts', { count: attempts })}</span>}
       </p>
       {s.autoScore != null && <p className="meta">{t('grading.autoScore', { score: formatNumber(s.autoScore, 2) })}</p>}
       {s.content && <RichText html={s.content} />}
       <HandedInFiles files={s.files} />
+      {task.rubric && task.taskType !== 'QUIZ' && (
+        <RubricGradeForm
+          s={s}
+          rubric={task.rubric}
+          who={who}
+          save={(b) => byRubric.mutate(b, { onSuccess: next })}
+          pending={byRubric.isPending}
+          error={byRubric.error}
+          saved={byRubric.isSuccess}
+        />
+      )}
       <QuestionGradeForm s={s} task={task} who={who} save={(b) => grade.mutate(b)} pending={grade.isPending} error={grade.error} saved={grade.isSuccess} />
     </div>
   )

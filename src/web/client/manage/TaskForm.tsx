@@ -4,7 +4,7 @@ import { useResources, useTaskSubmissions } from '../queries.ts'
 import { useDraft } from '../ui/useDraft.ts'
 import { NS } from './messages.ts'
 import { useUnsavedChanges } from './useUnsavedChanges.ts'
-import type { MaterialType, QuestionType, Task, TaskKind, TaskType } from '../types.ts'
+import type { GradeRelease, MaterialType, QuestionType, Task, TaskKind, TaskType } from '../types.ts'
 import { Checkbox, RadioGroup, SelectField, TextField } from '../ui/form.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
@@ -39,6 +39,8 @@ export interface TaskDraft {
   notifyOnStart: boolean
   notifyBeforeDue24h: boolean
   notifyOnDue: boolean
+  /** When students see grades (issue 54): on saving (AUTOMATIC) or when the teacher releases them (MANUAL). Optional: drafts kept from before. */
+  gradeRelease?: GradeRelease
   /** Publish now, keep as a draft, or schedule (new tasks and drafts only; see offersPublication). */
   publication?: Publication
   publishAt?: string
@@ -81,6 +83,7 @@ export function draftOf(task?: Task): TaskDraft {
     notifyOnStart: task?.notifyOnStart ?? true,
     notifyBeforeDue24h: task?.notifyBeforeDue24h ?? true,
     notifyOnDue: task?.notifyOnDue ?? true,
+    gradeRelease: task?.gradeRelease ?? 'AUTOMATIC',
     publication: task ? (task.state === 'SCHEDULED' ? 'SCHEDULED' : 'DRAFT') : 'PUBLISHED',
     publishAt: toLocalInput(task?.publishAt ?? null),
     ltiToolId: task?.lti?.toolId ?? '',
@@ -154,6 +157,8 @@ export function bodyOf(d: TaskDraft, withPublication = false) {
       points: Number(q.points),
     }))
   }
+  // Only work students hand in has grades to release.
+  if (d.taskKind === 'HOMEWORK' || d.taskType === 'QUIZ') body.gradeRelease = d.gradeRelease ?? 'AUTOMATIC'
   if (d.taskKind === 'HOMEWORK') {
     const s = fromLocalInput(d.startAt)
     if (s) body.startAt = s
@@ -395,6 +400,22 @@ export function TaskForm({
           <Checkbox label={t('taskForm.notifyBeforeDue24h')} checked={d.notifyBeforeDue24h} onChange={(v) => set('notifyBeforeDue24h', v)} />
           <Checkbox label={t('taskForm.notifyOnDue')} checked={d.notifyOnDue} onChange={(v) => set('notifyOnDue', v)} />
         </fieldset>
+      )}
+
+      {(d.taskKind === 'HOMEWORK' || d.taskType === 'QUIZ') && (
+        <div className="field">
+          <RadioGroup<GradeRelease>
+            legend={t('taskForm.gradeRelease')}
+            name="grade-release"
+            value={d.gradeRelease ?? 'AUTOMATIC'}
+            onChange={(v) => set('gradeRelease', v)}
+            options={[
+              { value: 'AUTOMATIC', label: t('taskForm.releaseAutomatic') },
+              { value: 'MANUAL', label: t('taskForm.releaseManual') },
+            ]}
+          />
+          <p className="hint">{t('taskForm.gradeReleaseHint')}</p>
+        </div>
       )}
 
       {offersPublication(task) && (

@@ -4,6 +4,7 @@ import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { AnnouncementsTab } from '../manage/Announcements.tsx'
 import { ExperimentsTab } from '../manage/Experiments.tsx'
+import { ChartsTab } from '../manage/Charts.tsx'
 import { GradesTab } from '../manage/Grades.tsx'
 import { GradingTab } from '../manage/Grading.tsx'
 import { LearningTab } from '../manage/Learning.tsx'
@@ -28,6 +29,7 @@ const TABS: { key: string; Component: ComponentType<TabProps> }[] = [
   { key: 'modules', Component: ModulesTab },
   { key: 'grading', Component: GradingTab },
   { key: 'grades', Component: GradesTab },
+  { key: 'charts', Component: ChartsTab },
   { key: 'classList', Component: ClassListTab },
   { key: 'settings', Component: SettingsTab },
 ]
