@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { createLogger } from '../../src/lib/log.ts'
-import { isConnectionError, nestsDeeperThan, onUnhandledRejection, plumbing } from '../../src/http/plumbing.ts'
+import { isConnectionError, jsonText, nestsDeeperThan, onUnhandledRejection, plumbing } from '../../src/http/plumbing.ts'
 import { client, testApp, testDatabase } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -111,6 +111,41 @@ describe('HTTP conventions', async () => {
     const r3 = await api.get('/nope', { headers: { 'x-request-id': 'bad id with spaces <script>' } })
     expect(r3.headers.get('x-request-id')).not.toContain('<')
     expect(r1.headers.get('x-content-type-options')).toBe('nosniff')
+  })
+
+  test('a JSON answer leaves as Response.json would write it: same bytes, same content type (issue 55: written with JSON.stringify)', async () => {
+    const value = { code: 0, message: 'OK', data: { items: [{ id: 'a', title: '作业 "1"\n', at: new Date(0), n: 1.5, none: null, skipped: undefined }], list: [1, 'two'] } }
+    const small = new Elysia()
+      .use(plumbing({ log: createLogger('silent'), methodsFor: () => [], maxUploadBytes: 1024 }))
+      .get('/object', () => value)
+      .get('/array', () => [value, null])
+      .get('/typed', ({ set }) => {
+        set.headers['content-type'] = 'application/vnd.example+json'
+        return { a: 1 }
+      })
+      .get('/created', ({ set }) => {
+        set.status = 201
+        return { b: 2 }
+      })
+      .get('/text', () => 'plain words')
+    for (const [path, expected, status] of [
+      ['/object', Response.json(value), 200],
+      ['/array', Response.json([value, null]), 200],
+      ['/typed', Response.json({ a: 1 }, { headers: { 'content-type': 'application/vnd.example+json' } }), 200],
+      ['/created', Response.json({ b: 2 }), 201],
+    ] as const) {
+      const r = await small.handle(new Request(`http://localhost${path}`))
+      expect([path, r.status]).toEqual([path, status])
+      expect(r.headers.get('content-type')).toBe(expected.headers.get('content-type'))
+      expect(await r.text()).toBe(await expected.text())
+    }
+    const text = await small.handle(new Request('http://localhost/text'))
+    expect(await text.text()).toBe('plain words')
+    // What is handed to JSON.stringify and what is left to Elysia (strings, Responses, files, class instances).
+    expect(jsonText({ a: [1] })).toBe('{"a":[1]}')
+    expect(jsonText([1, 2])).toBe('[1,2]')
+    expect(jsonText(Object.assign(Object.create(null), { x: 1 }))).toBe('{"x":1}')
+    for (const other of ['{"a":1}', null, undefined, 3, new Response('x'), new Blob(['x']), new Date(0), new Uint8Array(2)]) expect(jsonText(other)).toBeUndefined()
   })
 
   test('routes are served under /core/api/v1 as well', async () => {
