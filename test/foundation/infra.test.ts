@@ -76,3 +76,16 @@ test('the OpenAPI document lists the error responses each operation can give', a
   expect(doc.paths['/api/v1/auth/me'].get.responses['403']).toBeUndefined()
   expect(doc.paths['/status/health'].get.responses['401']).toBeUndefined()
 })
+
+test('.ci/run runs every twoInstances() file through the pooler (issue 55)', async () => {
+  const ci = await Bun.file(`${import.meta.dir}/../../.ci/run`).text()
+  const listed = /POOLER_FILES=\(([^)]*)\)/.exec(ci)?.[1]?.split(/\s+/).filter(Boolean) ?? []
+  const using: string[] = []
+  for await (const path of new Bun.Glob('test/**/*.test.ts').scan({ cwd: `${import.meta.dir}/../..` })) {
+    const text = await Bun.file(`${import.meta.dir}/../../${path}`).text()
+    // test/scaling/pooler.test.ts goes through its own PgBouncer whatever the pass.
+    if (/import \{[^}]*\btwoInstances\b[^}]*\} from '\.\.\/support\/processes\.ts'/.test(text) && path !== 'test/scaling/pooler.test.ts') using.push(path)
+  }
+  expect(using.length).toBeGreaterThan(0)
+  expect([...listed].sort()).toEqual(using.sort())
+})
