@@ -264,13 +264,13 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
     await sp.goto(`/experiments/${lab.data.id}?courseId=${courseId}`)
     const labView = sp.getByTestId('rubric-view')
     await labView.getByText('Rubric: your levels (1 of 4 points)').waitFor()
-    expect(await labView.locator('[data-chosen="true"]').allTextContents()).toEqual(['Sketchy (1 points) Your level'])
+    expect(await labView.locator('[data-chosen="true"]').allTextContents()).toEqual(['Sketchy (1 point) Your level'])
     await expectAccessible(sp, 'experiment page with the rubric levels')
     expectNoErrors(tt)
     expectNoErrors(st)
     await tt.context.close()
     await st.context.close()
-  }, 120_000)
+  }, 180_000)
 
   test('40 students of a MANUAL homework graded by keyboard (≤ 4 keys + the digits each), released, charted', async () => {
     const { server, browser } = ctx
@@ -397,5 +397,5 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
     expectNoErrors(st)
     await tt.context.close()
     await st.context.close()
-  }, 120_000)
+  }, 180_000)
 })

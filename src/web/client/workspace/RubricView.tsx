@@ -31,7 +31,7 @@ export function RubricView({ rubric, choices }: { rubric: Rubric; choices: reado
                 const chosen = picked.get(c.id) === l.id
                 return (
                   <li key={l.id} className={chosen ? 'rubric-level rubric-chosen' : 'rubric-level'} data-chosen={chosen ? 'true' : undefined}>
-                    {t('rubric.level', { title: l.title, points: formatNumber(l.points, 2) })}
+                    {t('rubric.level', { count: l.points, title: l.title, points: formatNumber(l.points, 2) })}
                     {l.description && <span className="meta"> — {l.description}</span>}
                     {chosen && (
                       <>

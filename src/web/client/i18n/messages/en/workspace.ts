@@ -87,7 +87,8 @@ export default {
     before: 'Your teacher grades this with the rubric below: one level per criterion.',
     yourLevels: 'Rubric: your levels ({{got}} of {{best}} points)',
     upTo: 'up to {{points}} points',
-    level: '{{title}} ({{points}} points)',
+    level_one: '{{title}} ({{points}} point)',
+    level_other: '{{title}} ({{points}} points)',
     chosen: 'Your level',
   },
   submission: {

@@ -90,7 +90,8 @@ const zh: Catalogue<typeof en> = {
     before: '老师将按下面的评分量规评分：每个评分项选择一个等级。',
     yourLevels: '评分量规：你获得的等级（{{got}} / {{best}} 分）',
     upTo: '最高 {{points}} 分',
-    level: '{{title}}（{{points}} 分）',
+    level_one: '{{title}}（{{points}} 分）',
+    level_other: '{{title}}（{{points}} 分）',
     chosen: '你的等级',
   },
   submission: {
