@@ -3,7 +3,10 @@ import { api, API_BASE } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { NS } from '../manage/messages.ts'
 import { keys, useExperimentSubmissions, useExperiments, useMembers } from '../queries.ts'
-import type { ExperimentSubmission } from '../types.ts'
+import type { ExperimentSubmission, Task } from '../types.ts'
+
+type Rubric = NonNullable<Task['rubric']>
+type ExperimentGradeBody = { score?: number; feedback?: string; rubric?: { criterionId: string; levelId: string }[] }
 import { Badge } from '../ui/Badge.tsx'
 import { FilePreview } from '../ui/FilePreview.tsx'
 import { Empty } from '../ui/Notice.tsx'
@@ -12,6 +15,7 @@ import { formatBytes, formatDateTime, formatScore, Time } from '../ui/time.tsx'
 import { isPastDue, useSecondNow } from '../teaching/clock.ts'
 import { GradeForm } from './GradeForm.tsx'
 import { ReleaseGrades } from './ReleaseGrades.tsx'
+import { RubricGradeForm } from './RubricGradeForm.tsx'
 import { useGradingRoster } from './roster.tsx'
 import { StudentStepper, type StepperEntry } from './StudentStepper.tsx'
 
@@ -74,13 +78,13 @@ export function ExperimentGrading({ experimentId, courseId }: { experimentId: st
       />
     )}
     <StudentStepper entries={entries} summary={t('grading.summary', counts)}>
-      {(e) => {
+      {(e, nav) => {
         const r = byId.get(e.id)!
         const [newest, ...earlier] = r.attempts
         if (!newest) return <Empty>{t('grading.nothingYet')}</Empty>
         return (
           <>
-            <ExperimentSubmissionItem key={newest.id} s={newest} courseId={courseId} attempts={r.attempts.length} />
+            <ExperimentSubmissionItem key={newest.id} s={newest} courseId={courseId} attempts={r.attempts.length} rubric={experiment?.rubric ?? null} next={nav.next} />
             {earlier.length > 0 && (
               <details className="earlier-attempts">
                 <summary>{t('grading.earlier', { count: earlier.length })}</summary>
@@ -106,16 +110,31 @@ export function ExperimentGrading({ experimentId, courseId }: { experimentId: st
   )
 }
 
-function ExperimentSubmissionItem({ s, courseId, attempts }: { s: ExperimentSubmission; courseId: string; attempts: number }) {
+function ExperimentSubmissionItem({
+  s,
+  courseId,
+  attempts,
+  rubric,
+  next,
+}: {
+  s: ExperimentSubmission
+  courseId: string
+  attempts: number
+  rubric: Rubric | null
+  next: () => void
+}) {
   const { t } = useT(NS)
   const queryClient = useQueryClient()
-  const grade = useMutation({
-    mutationFn: (body: { score: number; feedback?: string }) => api<ExperimentSubmission>('PATCH', `/submissions/${s.id}/grade`, body),
+  const gradeOptions = {
+    mutationFn: (body: ExperimentGradeBody) => api<ExperimentSubmission>('PATCH', `/submissions/${s.id}/grade`, body),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: keys.experimentSubmissions(s.experimentId) })
       void queryClient.invalidateQueries({ queryKey: keys.grades(courseId) })
     },
-  })
+  }
+  const grade = useMutation(gradeOptions)
+  // Grading by rubric: its own mutation, so its saved/pending state is its form's (as for tasks).
+  const byRubric = useMutation(gradeOptions)
   const who = s.student.displayName || s.student.username
   return (
     <div className="submission" data-testid="experiment-submission">
@@ -128,6 +147,17 @@ function ExperimentSubmissionItem({ s, courseId, attempts }: { s: ExperimentSubm
       <FilePreview url={submissionFileUrl(s)} name={s.fileName} contentType={s.contentType} meta={`(${formatBytes(s.fileSize)})`} open />
       {s.note && <p className="note">{t('grading.note', { note: s.note })}</p>}
       {s.feedback && <RichText html={s.feedback} />}
+      {rubric && (
+        <RubricGradeForm
+          s={s}
+          rubric={rubric}
+          who={who}
+          save={(b) => byRubric.mutate(b, { onSuccess: next })}
+          pending={byRubric.isPending}
+          error={byRubric.error}
+          saved={byRubric.isSuccess}
+        />
+      )}
       <GradeForm
         submissionId={s.id}
         who={who}

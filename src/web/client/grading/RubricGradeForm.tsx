@@ -2,12 +2,15 @@ import { useEffect, useRef, type FormEvent, type KeyboardEvent } from 'react'
 import { formatNumber } from '../i18n/format.ts'
 import { useT } from '../i18n/index.ts'
 import { NS } from '../manage/messages.ts'
-import type { LearningSubmission, Task } from '../types.ts'
+import type { Task } from '../types.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { useGradeDraft } from './useGradeDraft.ts'
 
 type Rubric = NonNullable<Task['rubric']>
-type Choices = Record<string, string>
+export type Choices = Record<string, string>
+
+/** A level of every criterion picked (a draft may name a level since removed). */
+const allPicked = (rubric: Rubric, choices: Choices) => rubric.criteria.every((c) => c.levels.some((l) => l.id === choices[c.id]))
 
 /** The API's homework rule: chosen points ÷ the sum of each criterion's best level × 100, two decimals. */
 export function rubricScore(rubric: Rubric, choices: Choices): number | null {
@@ -23,9 +26,12 @@ export function rubricScore(rubric: Rubric, choices: Choices): number | null {
 }
 
 /**
- * Grading a homework by its rubric from the keyboard (issue 54): the first criterion is focused,
- * a digit picks that level of the focused criterion and moves to the next criterion, Enter saves
- * and (once saved) opens the next student. Picks not saved yet stay a draft per submission.
+ * Grading by a rubric from the keyboard (issue 54), for a homework, a quiz's short answers and
+ * an experiment alike: the first criterion is focused, a digit picks that level of the focused
+ * criterion and moves to the next criterion, Enter saves and (once saved) opens the next student.
+ * Picks not saved yet stay a draft per submission. `scoreOf` is the score the API will compute
+ * from the picks (homework and experiments: `rubricScore`; a quiz: its sheet score with the
+ * short answers' points from their criteria); `questionOf` names a quiz criterion's question.
  */
 export function RubricGradeForm({
   s,
@@ -35,14 +41,18 @@ export function RubricGradeForm({
   pending,
   error,
   saved,
+  scoreOf = rubricScore,
+  questionOf,
 }: {
-  s: LearningSubmission
+  s: { id: string; rubricChoices: readonly { criterionId: string; levelId: string }[] }
   rubric: Rubric
   who: string
   save: (body: { rubric: { criterionId: string; levelId: string }[] }) => void
   pending: boolean
   error: unknown
   saved: boolean
+  scoreOf?: (rubric: Rubric, choices: Choices) => number | null
+  questionOf?: (questionId: string) => number | null
 }) {
   const { t } = useT(NS)
   const initial: Choices = Object.fromEntries(s.rubricChoices.map((c) => [c.criterionId, c.levelId]))
@@ -68,8 +78,8 @@ export function RubricGradeForm({
     else form.current?.querySelector<HTMLButtonElement>('button[type="submit"]')?.focus()
   }
   const pick = (criterionId: string, levelId: string) => draft.set((d) => ({ ...d, [criterionId]: levelId }))
-  const score = rubricScore(rubric, choices)
-  const complete = rubric.criteria.every((c) => choices[c.id])
+  const complete = allPicked(rubric, choices)
+  const score = complete ? scoreOf(rubric, choices) : null
 
   function submit(e?: FormEvent) {
     e?.preventDefault()
@@ -83,12 +93,13 @@ export function RubricGradeForm({
       e.preventDefault()
       return submit()
     }
-    if (!/^[1-9]$/.test(e.key)) return
+    // 1-9 pick levels 1-9, 0 the tenth (a criterion has at most ten).
+    if (!/^[0-9]$/.test(e.key)) return
     const set = (e.target as HTMLElement).closest<HTMLFieldSetElement>('fieldset[data-criterion]')
     if (!set) return
     const i = Number(set.dataset.criterion)
     const c = rubric.criteria[i]
-    const level = c?.levels[Number(e.key) - 1]
+    const level = c?.levels[e.key === '0' ? 9 : Number(e.key) - 1]
     if (!c || !level) return
     e.preventDefault()
     pick(c.id, level.id)
@@ -101,7 +112,9 @@ export function RubricGradeForm({
       {rubric.criteria.map((c, i) => (
         <fieldset key={c.id} className="radio-group rubric-criterion" data-criterion={i}>
           <legend>
-            {c.title} <span className="meta">({t('rubric.upTo', { points: formatNumber(Math.max(0, ...c.levels.map((l) => l.points)), 2) })})</span>
+            {c.title}
+            {c.questionId && questionOf?.(c.questionId) != null && <span className="meta"> · {t('rubric.question', { n: questionOf(c.questionId) })}</span>}{' '}
+            <span className="meta">({t('rubric.upTo', { points: formatNumber(Math.max(0, ...c.levels.map((l) => l.points)), 2) })})</span>
           </legend>
           {c.description && <p className="hint">{c.description}</p>}
           {c.levels.map((l, k) => (

@@ -5,7 +5,10 @@ import { ExperimentGrading } from '../grading/ExperimentGrading.tsx'
 import { DownloadAllLink } from '../terms/Terms.tsx'
 import { QuestionGradeForm } from '../grading/QuestionGradeForm.tsx'
 import { ReleaseGrades } from '../grading/ReleaseGrades.tsx'
-import { RubricGradeForm } from '../grading/RubricGradeForm.tsx'
+import { RubricEditor } from '../grading/RubricEditor.tsx'
+import { RubricGradeForm, type Choices } from '../grading/RubricGradeForm.tsx'
+import { sheetScore } from '../../../modules/learning/scoring.ts'
+import { addedAfter } from '../workspace/data.ts'
 import { useGradingRoster } from '../grading/roster.tsx'
 import { StudentStepper, type StepperEntry } from '../grading/StudentStepper.tsx'
 import { formatNumber } from '../i18n/format.ts'
@@ -26,6 +29,28 @@ import type { TabProps } from './types.ts'
 /** Tasks students hand in: homework and quizzes (reading/video material is not submitted). */
 export const isGradable = (t: Task) => t.taskKind === 'HOMEWORK' || t.taskType === 'QUIZ'
 
+/** A quiz's short-answer questions, numbered as in the quiz: what its rubric's criteria grade. */
+const shortAnswers = (task: Task) => task.questions.flatMap((q, i) => (q.type === 'SHORT_ANSWER' ? [{ id: q.id, n: i + 1, stem: q.stem, points: q.points }] : []))
+
+/**
+ * A quiz sheet's score once graded by its rubric, as the API computes it: each short-answer
+ * question's points are the sum of its criteria's chosen levels (questions without criteria keep
+ * the points they have), then the sheet score of the questions it was asked.
+ */
+function quizRubricScore(task: Task, s: LearningSubmission, rubric: NonNullable<Task['rubric']>, choices: Choices): number | null {
+  const fromRubric = new Map<string, number>()
+  for (const c of rubric.criteria) {
+    const level = c.levels.find((l) => l.id === choices[c.id])
+    if (c.questionId && level) fromRubric.set(c.questionId, Math.round(((fromRubric.get(c.questionId) ?? 0) + level.points) * 100) / 100)
+  }
+  const given = [...s.questionScores.filter((x) => !fromRubric.has(x.questionId)), ...[...fromRubric].map(([questionId, score]) => ({ questionId, score }))]
+  return sheetScore(
+    task.questions.filter((q) => !addedAfter(q, s.submittedAt)).map((q) => ({ ...q, correctOptions: q.correctOptions ?? [] })),
+    (s.answers ?? []).map((a) => ({ questionId: a.questionId, selectedOptions: a.selectedOptions ?? [], text: a.text ?? null })),
+    given,
+  )
+}
+
 /** Pick a task or an experiment, then grade it student by student. */
 export function GradingTab({ course }: TabProps) {
   const { t } = useT(NS)
@@ -36,6 +61,7 @@ export function GradingTab({ course }: TabProps) {
   const experimentId = params.get('experimentId') ?? ''
   const value = taskId ? `task:${taskId}` : experimentId ? `exp:${experimentId}` : ''
   const task = allTasks(tree.data).find((x) => x.id === taskId)
+  const experiment = experimentId ? experiments.data?.find((e) => e.id === experimentId) : undefined
 
   function choose(v: string) {
     const next = new URLSearchParams(params)
@@ -76,9 +102,29 @@ export function GradingTab({ course }: TabProps) {
           </optgroup>
         )}
       </SelectField>
+      {task && isGradable(task) && (
+        <RubricEditor
+          key={`rubric:${task.id}`}
+          rubric={task.rubric}
+          path={`/courses/${course.id}/learning/tasks/${task.id}/rubric`}
+          of={task.title}
+          questions={task.taskType === 'QUIZ' ? shortAnswers(task) : null}
+          invalidate={[keys.learning(course.id), keys.taskSubmissions(course.id, task.id)]}
+        />
+      )}
       {task && (isGradable(task) ? <TaskGrading key={task.id} task={task} courseId={course.id} /> : <Empty>{t('grading.material')}</Empty>)}
       {taskId && !task && tree.data && <Empty>{t('grading.taskMissing')}</Empty>}
       {experimentId && <DownloadAllLink courseId={course.id} experimentId={experimentId} />}
+      {experiment && (
+        <RubricEditor
+          key={`rubric:${experiment.id}`}
+          rubric={experiment.rubric}
+          path={`/courses/${course.id}/experiments/${experiment.id}/rubric`}
+          of={experiment.title}
+          questions={null}
+          invalidate={[keys.experiments(course.id), keys.experiment(course.id, experiment.id), keys.experimentSubmissions(experiment.id)]}
+        />
+      )}
       {experimentId && <ExperimentGrading experimentId={experimentId} courseId={course.id} />}
     </>
   )
@@ -229,11 +275,17 @@ function SubmissionGrading({ s, attempts, task, courseId, who, next }: { s: Lear
       {s.autoScore != null && <p className="meta">{t('grading.autoScore', { score: formatNumber(s.autoScore, 2) })}</p>}
       {s.content && <RichText html={s.content} />}
       <HandedInFiles files={s.files} />
-      {task.rubric && task.taskType !== 'QUIZ' && (
+      {task.rubric && (
         <RubricGradeForm
           s={s}
           rubric={task.rubric}
           who={who}
+          {...(task.taskType === 'QUIZ'
+            ? {
+                scoreOf: (r: NonNullable<Task['rubric']>, c: Choices) => quizRubricScore(task, s, r, c),
+                questionOf: (id: string) => shortAnswers(task).find((q) => q.id === id)?.n ?? null,
+              }
+            : {})}
           save={(b) => byRubric.mutate(b, { onSuccess: next })}
           pending={byRubric.isPending}
           error={byRubric.error}

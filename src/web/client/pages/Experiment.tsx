@@ -7,7 +7,7 @@ import { formatRelative } from '../i18n/format.ts'
 import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys, useCourse, useExperiment, useExperimentLatest, useMe } from '../queries.ts'
-import type { ExperimentSubmission } from '../types.ts'
+import type { Experiment as ExperimentDetail, ExperimentSubmission } from '../types.ts'
 import { Badge } from '../ui/Badge.tsx'
 import { CourseBadge } from '../ui/CourseBadge.tsx'
 import { Failure, Loaded } from '../ui/Failure.tsx'
@@ -22,6 +22,7 @@ import { useDraft } from '../ui/useDraft.ts'
 import { myExperimentsKey } from '../workspace/data.ts'
 import { isPastDue, useSecondNow } from '../teaching/clock.ts'
 import { WORKSPACE } from '../workspace/messages.ts'
+import { RubricView } from '../workspace/RubricView.tsx'
 import { ArchivedBanner } from '../terms/Terms.tsx'
 import { ReadOnlyProvider, ReadOnlyScope } from '../ui/readOnly.tsx'
 
@@ -101,20 +102,26 @@ function ExperimentView({ courseId, experimentId }: { courseId: string; experime
           </ReadOnlyProvider>
         </section>
       ) : (
-        <StudentSide experimentId={e.id} courseId={courseId} late={remaining <= 0} archived={Boolean(course.data.archived)} />
+        <StudentSide experimentId={e.id} courseId={courseId} late={remaining <= 0} archived={Boolean(course.data.archived)} rubric={e.rubric} />
       )}
     </>
   )
 }
 
 /** What the student handed in (with a preview), then "Submit again"; the form straight away when nothing is in yet. */
-function StudentSide({ experimentId, courseId, late, archived }: { experimentId: string; courseId: string; late: boolean; archived: boolean }) {
+function StudentSide({ experimentId, courseId, late, archived, rubric }: { experimentId: string; courseId: string; late: boolean; archived: boolean; rubric: ExperimentDetail['rubric'] }) {
   const { t } = useT(WORKSPACE)
   const latest = useExperimentLatest(experimentId)
   const [again, setAgain] = useState(false)
   const [justSent, setJustSent] = useState(false)
   return (
     <>
+      {/* The rubric before handing in; the levels picked once a grade by it is released (issue 54). */}
+      {rubric && (
+        <section className="panel">
+          <RubricView rubric={rubric} choices={latest.data?.rubricChoices ?? []} />
+        </section>
+      )}
       <section className="panel" aria-labelledby="exp-latest">
         <h2 id="exp-latest">{t('experiment.latest')}</h2>
         {justSent && (

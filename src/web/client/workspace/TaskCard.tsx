@@ -22,6 +22,7 @@ import { addedAfter, isSubmittable, myExperimentsKey, useNow } from './data.ts'
 import { useReadOnly } from '../ui/readOnly.tsx'
 import { useTaskDisclosure } from './focus.tsx'
 import { WORKSPACE } from './messages.ts'
+import { RubricView } from './RubricView.tsx'
 import { LtiLaunch } from '../lti/Lti.tsx'
 import { LTI } from '../lti/messages.ts'
 
@@ -197,6 +198,7 @@ function StudentAnswer({ task, courseId, status }: { task: Task; courseId: strin
   if (readOnly)
     return (
       <>
+        {task.rubric && <RubricView rubric={task.rubric} choices={latest?.rubricChoices ?? []} />}
         {latest && <SubmissionSummary submission={latest} questions={task.questions ?? []} attempts={subs.data.length} />}
         <p className="notice notice-info" data-testid="archived-no-hand-in">
           {t('answer.archived')}
@@ -206,6 +208,8 @@ function StudentAnswer({ task, courseId, status }: { task: Task; courseId: strin
   const form = !latest || again
   return (
     <>
+      {/* The rubric before handing in; the levels picked once a grade by it is released (issue 54). */}
+      {task.rubric && <RubricView rubric={task.rubric} choices={latest?.rubricChoices ?? []} />}
       {sent && (
         <p className="notice notice-success" role="status" data-testid="quiz-result">
           {[sent.late ? t('answer.sentLate') : t('answer.sent'), task.taskType === 'QUIZ' ? quizOutcome(sent, task.questions ?? []) : ''].filter(Boolean).join(' ')}

@@ -82,6 +82,15 @@ export default {
     link: 'Link to this task',
     copyLink: 'Copy link',
   },
+  rubric: {
+    title: 'Rubric',
+    before: 'Your teacher grades this with the rubric below: one level per criterion.',
+    yourLevels: 'Rubric: your levels ({{got}} of {{best}} points)',
+    upTo: 'up to {{points}} points',
+    level_one: '{{title}} ({{points}} point)',
+    level_other: '{{title}} ({{points}} points)',
+    chosen: 'Your level',
+  },
   submission: {
     latest: 'Your latest submission',
     graded: 'Graded',

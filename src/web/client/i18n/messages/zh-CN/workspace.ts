@@ -85,6 +85,15 @@ const zh: Catalogue<typeof en> = {
     link: '本任务的链接',
     copyLink: '复制链接',
   },
+  rubric: {
+    title: '评分量规',
+    before: '老师将按下面的评分量规评分：每个评分项选择一个等级。',
+    yourLevels: '评分量规：你获得的等级（{{got}} / {{best}} 分）',
+    upTo: '最高 {{points}} 分',
+    level_one: '{{title}}（{{points}} 分）',
+    level_other: '{{title}}（{{points}} 分）',
+    chosen: '你的等级',
+  },
   submission: {
     latest: '你最近一次提交',
     graded: '已批改',
