@@ -10,7 +10,8 @@ import { chunksOf } from '../terms/zip.ts'
  * points as organization items, TEXT as HTML webcontent, LINK as web links (imswl_xmlv1p1), FILE
  * resources as webcontent under web_resources/, quizzes as QTI 1.2 assessments with their keys
  * and points (cc_weighting), homework with its dates in Canvas's extension
- * (assignment_settings.xml, assessment_meta.xml). Rows are read first (small); each stored file is
+ * (assignment_settings.xml, assessment_meta.xml) and its rubric in Canvas's
+ * course_settings/rubrics.xml (named by rubric_identifierref). Rows are read first (small); each stored file is
  * opened only when the zip reaches it. Links inside texts to the course's files point at the
  * files in the package ($IMS-CC-FILEBASE$), so an import gives the same course back.
  */
