@@ -1,28 +1,47 @@
 /**
- * The charts' endpoints at 100,000 students (issue 54): `bun run bench/analytics.ts`. A fresh
- * database (cls_probe_charts_<time>, dropped afterwards), fully migrated, one course of
- * PROBE_STUDENTS (100,000) students with a homework (90 % handed in over a week, 80 % graded,
- * a second attempt by one in ten), a quiz of two choice questions and a short answer (85 %
- * handed in) and the per-student totals the triggers keep. Each chart's service call runs
- * PROBE_RUNS (10) times after a warm-up: prints min / median / max in ms, then the plan of each
- * statement (EXPLAIN ANALYZE, BUFFERS). Target: each chart ≤ 500 ms at 100,000 students.
+ * The charts' endpoints at 100,000 students (issue 54): `bun run bench/analytics.ts` on a
+ * PostgreSQL server (a fresh database cls_probe_charts_<time>, dropped afterwards), or
+ * `PROBE_DB=embedded bun run bench/analytics.ts` on the embedded database (PGlite, in a temporary
+ * directory). Fully migrated, one course of PROBE_STUDENTS (100,000) students with a homework
+ * (90 % handed in over a week, 80 % graded, a second attempt by one in ten), a quiz of two choice
+ * questions and a short answer (85 % handed in) and the per-student totals the triggers keep.
+ * Per chart, after a warm-up:
+ * - computed: the aggregate over the sheets in a snapshot (what every request ran before
+ *   sql/060), PROBE_COLD_RUNS (3) times;
+ * - cached: the service call while the gradebook version holds (a hit), PROBE_RUNS (10) times;
+ * - after a write: one sheet rewritten (its grade_totals row refreshed, the version raised), then
+ *   the service call (a miss: computed and kept), PROBE_COLD_RUNS times.
+ * Prints min / median / max in ms; PROBE_PLANS=1 also the plan of each statement (EXPLAIN
+ * ANALYZE, BUFFERS). Target: each chart ≤ 500 ms at 100,000 students.
  */
 import postgres from 'postgres'
+import { connectEmbedded } from '../src/db/connect.ts'
 import { migrate } from '../src/db/migrate.ts'
-import type { Sql } from '../src/db/connect.ts'
+import type { Sql, TxSql } from '../src/db/connect.ts'
 import * as charts from '../src/modules/analytics/service.ts'
 
 const N = Number(process.env.PROBE_STUDENTS ?? 100_000)
 const RUNS = Number(process.env.PROBE_RUNS ?? 10)
+const COLD_RUNS = Number(process.env.PROBE_COLD_RUNS ?? 3)
+const embedded = process.env.PROBE_DB === 'embedded'
 const admin = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const name = `cls_probe_charts_${Date.now().toString(36)}`
-const a = postgres(admin, { max: 1, onnotice: () => {} })
-await a.unsafe(`create database ${name}`)
-await a.end()
-const u = new URL(admin)
-u.pathname = `/${name}`
-const sql = postgres(u.toString(), { max: 4, onnotice: () => {} }) as unknown as Sql
+let sql: Sql
+let closeEmbedded: (() => Promise<void>) | null = null
+if (embedded) {
+  const db = await connectEmbedded(undefined)
+  sql = db.sql
+  closeEmbedded = () => db.close()
+} else {
+  const a = postgres(admin, { max: 1, onnotice: () => {} })
+  await a.unsafe(`create database ${name}`)
+  await a.end()
+  const u = new URL(admin)
+  u.pathname = `/${name}`
+  sql = postgres(u.toString(), { max: 4, onnotice: () => {} }) as unknown as Sql
+}
 const id = () => Bun.randomUUIDv7()
+class Done extends Error {}
 try {
   await migrate(sql)
   const teacher = id()
@@ -83,25 +102,39 @@ try {
   console.log(`seeded ${N} students in ${Math.round((performance.now() - started) / 1000)} s`)
 
   const now = new Date(t0.getTime() + 10 * 86400_000)
-  const cases: [string, () => Promise<unknown>][] = [
-    ['score distribution (homework)', () => charts.scoreDistribution(sql, course, hw)],
-    ['hand-in timeline (homework)', () => charts.handInTimeline(sql, course, hw, now)],
-    ['per-question share correct (quiz)', () => charts.questionCorrectness(sql, course, quiz)],
-    ["course totals' distribution", () => charts.totalsDistribution(sql, course)],
+  const snapshot = <T>(f: (tx: TxSql) => Promise<T>) => sql.begin('isolation level repeatable read read only', f) as Promise<T>
+  const cases: [string, () => Promise<unknown>, () => Promise<unknown>][] = [
+    ['score distribution (homework)', () => snapshot((tx) => charts.computeScoreDistribution(tx, course, hw)), () => charts.scoreDistribution(sql, course, hw)],
+    ['hand-in timeline (homework)', () => snapshot((tx) => charts.computeHandIns(tx, course, hw)), () => charts.handInTimeline(sql, course, hw, now)],
+    ['per-question share correct (quiz)', () => snapshot((tx) => charts.computeQuestionCorrectness(tx, course, quiz)), () => charts.questionCorrectness(sql, course, quiz)],
+    ["course totals' distribution", () => snapshot((tx) => charts.computeTotalsDistribution(tx, course)), () => charts.totalsDistribution(sql, course)],
   ]
-  console.log(`| chart (${N.toLocaleString('en')} students) | min ms | median ms | max ms |`)
-  console.log('|---|---|---|---|')
-  for (const [what, run] of cases) {
-    await run()
+  const [one] = await sql<{ id: string }[]>`select id from learning_submissions where task_id = ${hw} limit 1`
+  const write = () => sql`update learning_submissions set score = score where id = ${one!.id}`
+  const time = async (runs: number, f: () => Promise<unknown>, before?: () => Promise<unknown>) => {
     const times: number[] = []
-    for (let i = 0; i < RUNS; i++) {
+    for (let i = 0; i < runs; i++) {
+      await before?.()
       const s = performance.now()
-      await run()
+      await f()
       times.push(performance.now() - s)
     }
     times.sort((x, y) => x - y)
-    console.log(`| ${what} | ${Math.round(times[0]!)} | ${Math.round(times[Math.floor(times.length / 2)]!)} | ${Math.round(times.at(-1)!)} |`)
+    const ms = (x: number) => (x < 10 ? x.toFixed(1) : String(Math.round(x)))
+    return `${ms(times[0]!)} / ${ms(times[Math.floor(times.length / 2)]!)} / ${ms(times.at(-1)!)}`
   }
+  console.log(`${embedded ? 'embedded' : 'PostgreSQL'}: min / median / max ms`)
+  console.log(`| chart (${N.toLocaleString('en')} students) | computed (before) | cached (hit) | after a write (miss) |`)
+  console.log('|---|---|---|---|')
+  for (const [what, computed, served] of cases) {
+    await computed()
+    const before = await time(COLD_RUNS, computed)
+    await served()
+    const hit = await time(RUNS, served)
+    const miss = await time(COLD_RUNS, served, write)
+    console.log(`| ${what} | ${before} | ${hit} | ${miss} |`)
+  }
+  if (process.env.PROBE_PLANS !== '1') throw new Done()
   console.log('\nplans:')
   const explain = async (label: string, text: string, params: unknown[]) => {
     const rows = await sql.unsafe(`explain (analyze, buffers, costs off) ${text}`, params as any[])
@@ -130,10 +163,15 @@ try {
         and exists (select 1 from course_members m where m.course_id = $1 and m.user_id = g.student_id) group by 1`,
     [course],
   )
+} catch (e) {
+  if (!(e instanceof Done)) throw e
 } finally {
-  await sql.end()
-  const b = postgres(admin, { max: 1, onnotice: () => {} })
-  await b.unsafe(`drop database if exists ${name} with (force)`)
-  await b.end()
+  if (closeEmbedded) await closeEmbedded()
+  else {
+    await sql.end()
+    const b = postgres(admin, { max: 1, onnotice: () => {} })
+    await b.unsafe(`drop database if exists ${name} with (force)`)
+    await b.end()
+  }
 }
 process.exit(0)

@@ -54,7 +54,7 @@ beforeAll(async () => {
       { type: 'SHORT_ANSWER', stem: 'Define jerk.', points: 5 },
     ],
   })
-  await task(p3.id, {
+  const essay = await task(p3.id, {
     title: 'Energy essay',
     taskKind: 'HOMEWORK',
     taskType: 'MEDIA',
@@ -63,6 +63,21 @@ beforeAll(async () => {
     startAt: '2026-12-01T08:00:00.000Z',
     dueAt: '2026-12-08T23:59:00.000Z',
   })
+  // A rubric (issue 54): exported in Canvas's course_settings/rubrics.xml, imported back.
+  await ok(
+    api().put(`${base}/learning/tasks/${essay.id}/rubric`, {
+      ...t,
+      json: {
+        rubric: {
+          criteria: [
+            { title: 'Argument', description: 'Claims backed by evidence & units', levels: [{ title: 'Beginning', points: 0 }, { title: 'Exemplary', description: 'Every claim <sourced>', points: 6 }] },
+            { title: 'Units', levels: [{ title: 'Missing', points: 0 }, { title: 'Some', points: 1.5 }, { title: 'All', points: 4 }] },
+          ],
+        },
+      },
+    }),
+    200,
+  )
   await task(p3.id, {
     title: 'Energy quiz',
     taskKind: 'HOMEWORK',
@@ -96,6 +111,7 @@ async function shape(id: string, token = teacher.token) {
         questions: t.questions.map((q: any) => ({ type: q.type, stem: q.stem, options: q.options, correctOptions: q.correctOptions, points: q.points })),
         startAt: t.startAt,
         dueAt: t.dueAt,
+        rubric: t.rubric?.criteria.map((c: any) => ({ title: c.title, description: c.description, questionId: c.questionId, levels: c.levels.map((l: any) => [l.title, l.description, l.points]) })) ?? null,
       })),
     })),
   }))
@@ -146,6 +162,21 @@ describe('GET /courses/{courseId}/export.imscc', () => {
     expect(qti.some((x) => x.includes('<fieldlabel>cc_weighting</fieldlabel><fieldentry>3</fieldentry>') && x.includes('rcardinality="Multiple"'))).toBe(true)
     const settings = Object.entries(files).find(([n]) => n.endsWith('assignment_settings.xml'))!
     expect(strFromU8(settings[1])).toContain('<due_at>2026-12-08T23:59:00.000Z</due_at>')
+  })
+
+  test("a homework's rubric is in Canvas's course_settings/rubrics.xml, named by the assignment's settings", () => {
+    const settings = strFromU8(Object.entries(files).find(([n]) => n.endsWith('assignment_settings.xml'))![1])
+    const ref = /<rubric_identifierref>([^<]+)<\/rubric_identifierref>/.exec(settings)?.[1]
+    expect(ref).toBeDefined()
+    const rubrics = strFromU8(files['course_settings/rubrics.xml']!)
+    expect(rubrics).toContain('<rubrics xmlns="http://canvas.instructure.com/xsd/cccv1p0">')
+    expect(rubrics).toContain(`<rubric identifier="${ref}">`)
+    expect(rubrics).toContain('<points_possible>10</points_possible>')
+    expect(rubrics).toContain('<description>Argument</description><long_description>Claims backed by evidence &amp; units</long_description>')
+    expect(rubrics).toContain('<description>Exemplary</description><points>6</points>')
+    expect(rubrics).toContain('<long_description>Every claim &lt;sourced&gt;</long_description>')
+    // Listed as a resource of its own (outside the organization), as Canvas lists course_settings.
+    expect(strFromU8(files['imsmanifest.xml']!)).toContain('href="course_settings/rubrics.xml"><file href="course_settings/rubrics.xml"/></resource>')
   })
 
   test('importing the export gives the same course back', async () => {

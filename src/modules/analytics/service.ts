@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/connect.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
 import { studentCount } from '../../db/student-range.ts'
 import { iso } from '../../http/envelope.ts'
 import { notFound } from '../../http/errors.ts'
@@ -17,13 +17,48 @@ function buckets(rows: { bucket: number | null; n: number }[]) {
 }
 
 /** A task of the course that takes answers (material has no scores to chart). */
-async function gradedTask(sql: Sql, courseId: string, taskId: string) {
+async function gradedTask(sql: TxSql, courseId: string, taskId: string) {
   const task = await findTask(sql, courseId, taskId)
   if (!task || !takesAnswers(task)) throw taskNotFound()
   return task
 }
 
-export async function scoreDistribution(sql: Sql, courseId: string, taskId: string) {
+/** One snapshot for the version and the data it was read with (as the grade overview, src/modules/grades/service.ts). */
+const SNAPSHOT = 'isolation level repeatable read read only'
+
+/**
+ * A chart's answer from `analytics_chart_cache` (sql/060) when it was computed at the course's
+ * current gradebook version (sql/030), which every input of a chart raises; `build` runs
+ * otherwise, in the snapshot the version was read in, and its answer is kept for that version.
+ * A hit is one keyed read however large the course.
+ */
+export async function cachedChart<T>(sql: Sql, courseId: string, chart: string, subject: string, build: (tx: TxSql) => Promise<T>): Promise<T> {
+  const got = await sql.begin(SNAPSHOT, async (tx) => {
+    const [row] = await tx<{ version: string; data: T | null }[]>`
+      select v.version::text as version, c.data
+        from (select coalesce(sum(g.version), 0) as version from gradebook_versions g where g.course_id = ${courseId}) v
+        left join analytics_chart_cache c on c.course_id = ${courseId} and c.chart = ${chart} and c.subject = ${subject} and c.version = v.version`
+    if (row!.data !== null) return { data: row!.data, version: null }
+    return { data: await build(tx), version: row!.version }
+  })
+  // Kept outside the read-only snapshot; only forwards, so a slower reader of an older version
+  // does not replace a newer entry. A course deleted meanwhile keeps nothing.
+  if (got.version !== null)
+    await sql`
+      insert into analytics_chart_cache as c (course_id, chart, subject, version, data)
+      select ${courseId}, ${chart}, ${subject}, ${got.version}::bigint, ${sql.json(got.data as any)}
+       where exists (select 1 from courses k where k.id = ${courseId})
+      on conflict (course_id, chart, subject) do update set version = excluded.version, data = excluded.data
+       where c.version < excluded.version`
+  return got.data
+}
+
+export function scoreDistribution(sql: Sql, courseId: string, taskId: string) {
+  return cachedChart(sql, courseId, 'scores', taskId, (tx) => computeScoreDistribution(tx, courseId, taskId))
+}
+
+/** The score distribution straight from the sheets (what the cache keeps). */
+export async function computeScoreDistribution(sql: TxSql, courseId: string, taskId: string) {
   const task = await gradedTask(sql, courseId, taskId)
   const [rows, students] = await Promise.all([q.scoreBuckets(sql, courseId, taskId), studentCount(sql, courseId)])
   return {
@@ -37,26 +72,35 @@ export async function scoreDistribution(sql: Sql, courseId: string, taskId: stri
 }
 
 export async function handInTimeline(sql: Sql, courseId: string, taskId: string, now: Date) {
+  // Cached without `now`: whether the students without a hand-in are missing or not yet is
+  // decided here, at each read (a due time passes without any write).
+  const t = await cachedChart(sql, courseId, 'timeline', taskId, (tx) => computeHandIns(tx, courseId, taskId))
+  const without = Math.max(0, t.students - t.onTime - t.late)
+  const past = t.dueAt !== null && isLate(now, new Date(t.dueAt))
+  return { ...t, missing: past ? without : 0, notYet: past ? 0 : without }
+}
+
+/** The timeline's hand-ins straight from the sheets (what the cache keeps). */
+export async function computeHandIns(sql: TxSql, courseId: string, taskId: string) {
   const task = await gradedTask(sql, courseId, taskId)
   const [days, students] = await Promise.all([q.handInDays(sql, courseId, taskId, task.due_at), studentCount(sql, courseId)])
-  const onTime = days.reduce((a, d) => a + d.on_time, 0)
-  const late = days.reduce((a, d) => a + d.late, 0)
-  const without = Math.max(0, students - onTime - late)
-  const past = task.due_at !== null && isLate(now, task.due_at)
   return {
     taskId,
     title: task.title,
     dueAt: iso(task.due_at),
     days: days.map((d) => ({ date: d.day, onTime: d.on_time, late: d.late })),
-    onTime,
-    late,
-    missing: past ? without : 0,
-    notYet: past ? 0 : without,
+    onTime: days.reduce((a, d) => a + d.on_time, 0),
+    late: days.reduce((a, d) => a + d.late, 0),
     students,
   }
 }
 
-export async function questionCorrectness(sql: Sql, courseId: string, taskId: string) {
+export function questionCorrectness(sql: Sql, courseId: string, taskId: string) {
+  return cachedChart(sql, courseId, 'questions', taskId, (tx) => computeQuestionCorrectness(tx, courseId, taskId))
+}
+
+/** The per-question shares straight from the sheets (what the cache keeps). */
+export async function computeQuestionCorrectness(sql: TxSql, courseId: string, taskId: string) {
   const task = await gradedTask(sql, courseId, taskId)
   const questions = task.questions.map((qu) => ({ id: qu.id, type: qu.type, correct: [...qu.correctOptions].sort((a, b) => a - b), points: qu.points }))
   const tallies = questions.length ? await q.questionTallies(sql, courseId, taskId, questions) : []
@@ -76,7 +120,12 @@ export async function questionCorrectness(sql: Sql, courseId: string, taskId: st
   }
 }
 
-export async function totalsDistribution(sql: Sql, courseId: string) {
+export function totalsDistribution(sql: Sql, courseId: string) {
+  return cachedChart(sql, courseId, 'totals', courseId, (tx) => computeTotalsDistribution(tx, courseId))
+}
+
+/** The totals' distribution straight from grade_totals (what the cache keeps). */
+export async function computeTotalsDistribution(sql: TxSql, courseId: string) {
   const [rows, students] = await Promise.all([q.totalBuckets(sql, courseId), studentCount(sql, courseId)])
   const graded = rows.reduce((a, r) => a + r.n, 0)
   return { buckets: buckets(rows), graded, ungraded: Math.max(0, students - graded), students }

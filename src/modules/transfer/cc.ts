@@ -1,7 +1,7 @@
 import { arr, attr, parseXml, text, type XNode } from './xml.ts'
 import { ImportFailure } from './failure.ts'
 import { qtiQuestions } from './qti.ts'
-import { cleanTitle, newPlan, plainOf, normalise, refPaths, resourceFor, rewriteLinks, shift, type Plan, type PlanPoint, type PlanTask } from './plan.ts'
+import { cleanTitle, newPlan, plainOf, normalise, refPaths, resourceFor, rewriteLinks, shift, type Plan, type PlanPoint, type PlanRubric, type PlanTask } from './plan.ts'
 import type { Texts } from './scan.ts'
 
 /**
@@ -55,6 +55,7 @@ export function ccPlan(texts: Texts, files: Set<string>, shiftDays: number, topi
     })
   }
   const exists = (p: string) => files.has(p) || texts.has(p)
+  const rubrics = canvasRubrics(texts)
   const fileResolver = (from: string) => (ref: string) => {
     for (const p of refPaths(ref, from)) if (files.has(p)) return resourceFor(plan, p, p.split('/').pop()!)
     return null
@@ -123,6 +124,7 @@ export function ccPlan(texts: Texts, files: Set<string>, shiftDays: number, topi
     const settingsPath = [res.href, ...res.files].find((f) => f.endsWith('assignment_settings.xml') && texts.has(f))
     if (/assignment_xmlv1p0/.test(t) || settingsPath) {
       let description = ''
+      let rubric: PlanRubric | undefined
       let dueAt: Date | null = null
       let startAt: Date | null = null
       let draft = false
@@ -131,6 +133,9 @@ export function ccPlan(texts: Texts, files: Set<string>, shiftDays: number, topi
         dueAt = isoDate(text(s.due_at))
         startAt = isoDate(text(s.unlock_at))
         draft = text(s.workflow_state) === 'unpublished'
+        const ref = text(s.rubric_identifierref)
+        if (ref && rubrics.has(ref)) rubric = rubrics.get(ref)
+        else if (ref) plan.skipped.push({ kind: 'rubric', title, reason: 'The rubric the assignment names is not in the package.' })
         const htmlPath = [res.href, ...res.files].find((f) => /\.html?$/.test(f) && texts.has(f))
         if (htmlPath) description = bodyOf(htmlOf(htmlPath))
       } else {
@@ -138,7 +143,7 @@ export function ccPlan(texts: Texts, files: Set<string>, shiftDays: number, topi
         const a = path ? (parseXml(texts.get(path)!, path).assignment ?? {}) : {}
         description = rewriteLinks(text(a.text), fileResolver(path ?? ''))
       }
-      return { ...blankTask(title), kind: 'HOMEWORK', content: description, dueAt: shift(dueAt, shiftDays), startAt: shift(startAt, shiftDays), draft }
+      return { ...blankTask(title), kind: 'HOMEWORK', content: description, dueAt: shift(dueAt, shiftDays), startAt: shift(startAt, shiftDays), draft, ...(rubric ? { rubric } : {}) }
     }
     if (t === 'webcontent' || /learning-application-resource/.test(t)) {
       const main = res.href || res.files[0] || ''
@@ -192,4 +197,33 @@ export function ccPlan(texts: Texts, files: Set<string>, shiftDays: number, topi
     plan.units.push(unit)
   })
   return plan
+}
+
+/**
+ * Canvas's rubrics (course_settings/rubrics.xml, its extension namespace) by identifier: per
+ * criterion its title (`description`), text (`long_description`) and ratings (title, text,
+ * points), in the document's order. Outcome links, ranges and free-form comments have no
+ * equivalent here and are left out.
+ */
+function canvasRubrics(texts: Texts): Map<string, PlanRubric> {
+  // Plain text in Canvas (XML-escaped, not HTML): kept as written, without control characters.
+  const plainText = (v: unknown, max: number) =>
+    text(v).replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g, '').trim().slice(0, max)
+  const out = new Map<string, PlanRubric>()
+  for (const [path, body] of texts) {
+    if (!/(^|\/)course_settings\/rubrics\.xml$/.test(path)) continue
+    for (const r of arr(parseXml(body, path).rubrics?.rubric)) {
+      const criteria = arr(r.criteria?.criterion ?? r.data?.criterion).map((c) => ({
+        title: plainText(c.description, 200),
+        description: plainText(c.long_description, 2000),
+        levels: arr(c.ratings?.rating).map((l) => ({
+          title: plainText(l.description, 200),
+          description: plainText(l.long_description, 2000),
+          points: Number(text(l.points)),
+        })),
+      }))
+      out.set(attr(r, 'identifier'), { criteria })
+    }
+  }
+  return out
 }

@@ -2,7 +2,7 @@ import { makeZip } from 'client-zip'
 import type { Sql } from '../../db/connect.ts'
 import type { FileStorage } from '../../storage/storage.ts'
 import * as lq from '../learning/structure-queries.ts'
-import type { TaskRow } from '../learning/rows.ts'
+import type { Rubric, TaskRow } from '../learning/rows.ts'
 import { chunksOf } from '../terms/zip.ts'
 
 /**
@@ -10,13 +10,16 @@ import { chunksOf } from '../terms/zip.ts'
  * points as organization items, TEXT as HTML webcontent, LINK as web links (imswl_xmlv1p1), FILE
  * resources as webcontent under web_resources/, quizzes as QTI 1.2 assessments with their keys
  * and points (cc_weighting), homework with its dates in Canvas's extension
- * (assignment_settings.xml, assessment_meta.xml). Rows are read first (small); each stored file is
+ * (assignment_settings.xml, assessment_meta.xml) and its rubric in Canvas's
+ * course_settings/rubrics.xml (named by rubric_identifierref). Rows are read first (small); each stored file is
  * opened only when the zip reaches it. Links inside texts to the course's files point at the
  * files in the package ($IMS-CC-FILEBASE$), so an import gives the same course back.
  */
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 const NS = 'http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1'
 const LOMM = 'http://ltsc.ieee.org/xsd/imsccv1p1/LOM/manifest'
+const CANVAS = 'http://canvas.instructure.com/xsd/cccv1p0'
+export const RUBRICS = 'course_settings/rubrics.xml'
 const safeName = (s: string) => s.replace(/[\u0000-\u001f\u007f/\\:*?"<>|#%]+/g, '_').trim().slice(0, 120) || 'file'
 
 interface FileRow {
@@ -44,6 +47,8 @@ export async function exportCourse(sql: Sql, storage: FileStorage, courseId: str
 
   const docs: { name: string; body: string }[] = []
   const resources: string[] = []
+  /** Canvas's rubric documents (course_settings/rubrics.xml), one per homework with a rubric. */
+  const rubrics: string[] = []
   const itemOf = (t: TaskRow): string => {
     const id = t.id
     const title = `<title>${esc(t.title)}</title>`
@@ -76,7 +81,10 @@ export async function exportCourse(sql: Sql, storage: FileStorage, courseId: str
       const page = `assignments/${id}/${id}.html`
       const settings = `assignments/${id}/assignment_settings.xml`
       docs.push({ name: page, body: html })
-      docs.push({ name: settings, body: `<?xml version="1.0" encoding="UTF-8"?>\n<assignment xmlns="http://canvas.instructure.com/xsd/cccv1p0" identifier="R_${id}"><title>${esc(t.title)}</title>${dates()}<workflow_state>${t.publish_state === 'DRAFT' ? 'unpublished' : 'published'}</workflow_state><submission_types>online_upload,online_text_entry</submission_types></assignment>\n` })
+      const rubric = t.rubric?.criteria.length ? rubricXml(`RB_${id}`, t.title, t.rubric) : null
+      if (rubric) rubrics.push(rubric)
+      const rubricRef = rubric ? `<rubric_identifierref>RB_${id}</rubric_identifierref><rubric_use_for_grading>true</rubric_use_for_grading>` : ''
+      docs.push({ name: settings, body: `<?xml version="1.0" encoding="UTF-8"?>\n<assignment xmlns="http://canvas.instructure.com/xsd/cccv1p0" identifier="R_${id}"><title>${esc(t.title)}</title>${dates()}<workflow_state>${t.publish_state === 'DRAFT' ? 'unpublished' : 'published'}</workflow_state><submission_types>online_upload,online_text_entry</submission_types>${rubricRef}</assignment>\n` })
       resources.push(`<resource identifier="R_${id}" type="associatedcontent/imscc_xmlv1p1/learning-application-resource" href="${page}"><file href="${page}"/><file href="${settings}"/></resource>`)
       return `<item identifier="I_${id}" identifierref="R_${id}">${title}</item>`
     }
@@ -97,6 +105,13 @@ export async function exportCourse(sql: Sql, storage: FileStorage, courseId: str
       return `<item identifier="U_${u.id}"><title>${esc(u.title)}</title>${inner}</item>`
     })
     .join('\n')
+  if (rubrics.length) {
+    // Canvas's layout: the course's rubrics in one document of its extension namespace, named by
+    // each assignment's settings (rubric_identifierref); a resource of its own outside the
+    // organization, as Canvas lists its course_settings files.
+    docs.push({ name: RUBRICS, body: `<?xml version="1.0" encoding="UTF-8"?>\n<rubrics xmlns="${CANVAS}">\n${rubrics.join('\n')}\n</rubrics>\n` })
+    resources.push(`<resource identifier="CS_${courseId}" type="associatedcontent/imscc_xmlv1p1/learning-application-resource" href="${RUBRICS}"><file href="${RUBRICS}"/></resource>`)
+  }
   for (const f of files) {
     resources.push(`<resource identifier="F_${f.id}" type="webcontent" href="${esc(fileHref.get(f.id)!)}"><file href="${esc(fileHref.get(f.id)!)}"/></resource>`)
   }
@@ -122,6 +137,24 @@ ${resources.join('\n')}
   }
   const title = (course?.title ?? 'course').replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').trim().slice(0, 100) || 'course'
   return { fileName: `${title}.imscc`, body: makeZip(entries()) }
+}
+
+/**
+ * A homework's rubric as Canvas exports one (its CC::Rubrics): per criterion its title
+ * (`description`), text (`long_description`), best points and ratings; per rating its title,
+ * text and points, in the rubric's order. Ids are ours (criterion_id, id), which Canvas keeps as
+ * migration ids.
+ */
+function rubricXml(identifier: string, title: string, rubric: Rubric): string {
+  const best = (c: Rubric['criteria'][number]) => Math.max(...c.levels.map((l) => l.points))
+  const criteria = rubric.criteria.map((c) => {
+    const ratings = c.levels
+      .map((l) => `<rating><description>${esc(l.title)}</description><points>${l.points}</points><criterion_id>${c.id}</criterion_id>${l.description ? `<long_description>${esc(l.description)}</long_description>` : ''}<id>${l.id}</id></rating>`)
+      .join('')
+    return `<criterion><criterion_id>${c.id}</criterion_id><points>${best(c)}</points><description>${esc(c.title)}</description>${c.description ? `<long_description>${esc(c.description)}</long_description>` : ''}<ratings>${ratings}</ratings></criterion>`
+  })
+  const possible = Math.round(rubric.criteria.reduce((a, c) => a + best(c), 0) * 100) / 100
+  return `<rubric identifier="${identifier}"><read_only>false</read_only><title>${esc(title)}</title><reusable>false</reusable><public>false</public><points_possible>${possible}</points_possible><hide_score_total>false</hide_score_total><free_form_criterion_comments>false</free_form_criterion_comments><criteria>${criteria.join('')}</criteria></rubric>`
 }
 
 /** A quiz as a QTI 1.2 assessment (the CC 1.1 profile): each question an item with its key and cc_weighting. */

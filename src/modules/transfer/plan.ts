@@ -28,6 +28,12 @@ export interface PlanTask {
   startAt: Date | null
   dueAt: Date | null
   draft: boolean
+  /** A homework's rubric (Canvas's course_settings/rubrics.xml), checked as PUT …/rubric checks one when written. */
+  rubric?: PlanRubric
+}
+
+export interface PlanRubric {
+  criteria: { title: string; description: string; levels: { title: string; description: string; points: number }[] }[]
 }
 
 export interface PlanPoint {

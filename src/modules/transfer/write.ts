@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/connect.ts'
+import type { Sql, TxSql } from '../../db/connect.ts'
 import { newId } from '../../lib/ids.ts'
 import { CreateTaskBody, QuestionInput } from '../learning/model.ts'
 import { nextPublication } from '../learning/publishing.ts'
@@ -11,6 +11,8 @@ import { insertResource } from '../resources/queries.ts'
 import type { StoredFile } from '../../storage/storage.ts'
 import type { Plan, PlanTask, Skipped } from './plan.ts'
 import { ImportFailure } from './failure.ts'
+import { RubricBody } from '../rubrics/model.ts'
+import { rubricValues } from '../rubrics/rules.ts'
 
 export interface Created {
   units: number
@@ -130,6 +132,7 @@ export async function writePlan(
           const publication = nextPublication(null, draft ? 'DRAFT' : 'PUBLISHED', undefined, now)
           const row = await lq.insertTask(tx, { ...values, ...publication, id: newId(), courseId, pointId: point!.id, now, gradeRelease: 'AUTOMATIC' })
           if (row.task_kind === 'HOMEWORK' && !draft) await homeworkCreated(tx, row.id, now)
+          if (t.rubric) await importRubric(tx as unknown as TxSql, row.id, row.task_type, t, now, plan.skipped)
           created.tasks++
           if (row.task_type === 'QUIZ') {
             created.quizzes++
@@ -141,4 +144,22 @@ export async function writePlan(
     }
   })
   return { courseId, created, usedKeys }
+}
+
+/**
+ * A homework's rubric from the package, checked as `PUT …/rubric` checks one (the same schema and
+ * rules); one that does not fit is left out and named in the report, the task kept without it.
+ */
+async function importRubric(tx: TxSql, taskId: string, taskType: string, t: PlanTask, now: Date, skipped: Skipped[]) {
+  if (taskType !== 'MEDIA' || t.kind !== 'HOMEWORK') return
+  const parsed = RubricBody.safeParse({ rubric: t.rubric })
+  if (!parsed.success || !parsed.data.rubric) {
+    skipped.push({ kind: 'rubric', title: t.title, reason: fieldReason(parsed.success ? [] : parsed.error.issues) })
+    return
+  }
+  try {
+    await lq.setRubric(tx, taskId, rubricValues(parsed.data.rubric, null, null), now)
+  } catch {
+    skipped.push({ kind: 'rubric', title: t.title, reason: 'Not valid here: the best levels must give more than 0 points.' })
+  }
 }
