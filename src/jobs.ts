@@ -16,7 +16,6 @@ import { publishScheduledAnnouncements } from './modules/announcements/service.t
 import { sweepStorage } from './storage/sweep.ts'
 import { createBackup } from './backup/backup.ts'
 import { oneAtATime } from './backup/on-demand.ts'
-import { importRunnerOf } from './modules/transfer/job.ts'
 
 export interface Job {
   name: string
@@ -41,7 +40,7 @@ export function defaultJobs(deps: Deps): Job[] {
     storageSweepJob(deps),
     maintenanceJob(deps),
     importJob(deps),
-    ...(deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl), invitationMailJob(deps)] : []),
+    ...(deps.emailEnabled && deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl), invitationMailJob(deps)] : []),
     ...(deps.config.notificationRetentionDays > 0 ? [notificationRetentionJob(deps)] : []),
   ]
 }
@@ -123,7 +122,7 @@ export function importJob(deps: Deps): Job {
   return {
     name: 'course-imports',
     pattern: deps.config.importCron,
-    run: () => importRunnerOf(deps).kick(),
+    run: () => deps.imports.kick(),
   }
 }
 
