@@ -1,5 +1,5 @@
 import type { Config } from './config.ts'
-import type { DatabaseCapability, Sql } from './db/connect.ts'
+import type { DatabaseCapability, Fragment, Sql, TxSql } from './db/connect.ts'
 import type { OidcClient } from './infra/oidc.ts'
 import type { Locale } from './i18n/locale.ts'
 import type { Clock } from './lib/clock.ts'
@@ -47,6 +47,11 @@ export interface Deps {
   oidc: OidcClient | null
   /** This process's course import runner (src/modules/transfer/job.ts): `kick` after an upload; IMPORT_CRON too. */
   imports: Runner
+  /**
+   * The notification channels this process delivers on (of src/services/channels.ts `CHANNELS`,
+   * those whose `enabled(deps)` holds), built by `withServices`; notify fans out to them.
+   */
+  channels: readonly Channel[]
   /** Work a request started and does not wait for (the forgot-password mail); tests and shutdown await it. */
   background: Background
   /** The process's state (server.ts sets `draining` on SIGTERM); absent in most tests. */
@@ -78,4 +83,17 @@ export interface Background {
   add(work: Promise<unknown>): void
   /** Resolves when everything added so far (and added meanwhile) has settled. */
   settled(): Promise<void>
+}
+
+/**
+ * A delivery channel besides the inbox and the live stream (src/modules/notifications/channel.ts
+ * says how one works; e-mail's is src/modules/email/channel.ts).
+ */
+export interface Channel {
+  /** Its key in /me/notification-preferences and in notification_channel_preferences.channel. */
+  readonly name: string
+  /** Whether this process delivers on it (a switch on Deps, e.g. e-mail: `emailEnabled`). */
+  enabled(deps: Deps): boolean
+  /** Its part of the writing statement; `wants` is a boolean expression over `w` (a row of `written`). */
+  fanOut(tx: TxSql, wants: Fragment): Fragment
 }

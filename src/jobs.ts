@@ -1,6 +1,5 @@
 import { cron } from '@elysiajs/cron'
 import { Elysia } from 'elysia'
-import { channelsOn } from './channels.ts'
 import type { Deps } from './deps.ts'
 import { maintainDatabase } from './db/maintenance.ts'
 import { isConnectionError } from './http/plumbing.ts'
@@ -161,7 +160,7 @@ export function reminderJob(deps: Deps): Job {
   return {
     name: 'homework-reminders',
     pattern: deps.config.reminderScanCron,
-    run: (now) => dispatch(deps.sql, now, { maxConnections: deps.db.maxConnections, channels: channelsOn(deps) }),
+    run: (now) => dispatch(deps.sql, now, { maxConnections: deps.db.maxConnections, channels: deps.channels }),
   }
 }
 
@@ -191,7 +190,7 @@ export function taskPublisherJob(deps: Deps): Job {
     run: async (now) => ({
       tasks: await publishScheduledTasks(deps.sql, now, 100, deps.fanout),
       // Scheduled announcements (issue 56.4) are published by the same job.
-      announcements: await publishScheduledAnnouncements(deps.sql, now, channelsOn(deps), deps.fanout),
+      announcements: await publishScheduledAnnouncements(deps.sql, now, deps.channels, deps.fanout),
     }),
   }
 }

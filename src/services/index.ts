@@ -6,6 +6,7 @@ import { StreamHub } from '../modules/notifications/stream.ts'
 import { CALLBACK_PATH } from '../modules/sso/model.ts'
 import { createImportRunner } from '../modules/transfer/job.ts'
 import { createBackground } from './background.ts'
+import { channelsOn } from './channels.ts'
 import { createFanout } from './fanout.ts'
 
 /*
@@ -17,7 +18,7 @@ import { createFanout } from './fanout.ts'
  */
 
 /** The services `withServices` builds. */
-export type ServiceKeys = 'fanout' | 'streams' | 'overviewCache' | 'oidc' | 'imports' | 'background'
+export type ServiceKeys = 'fanout' | 'streams' | 'overviewCache' | 'oidc' | 'imports' | 'background' | 'channels'
 
 /** Deps as the caller has them: everything but the services built here (a given one is kept). */
 export type BaseDeps = Omit<Deps, ServiceKeys> & Partial<Pick<Deps, ServiceKeys>>
@@ -25,7 +26,8 @@ export type BaseDeps = Omit<Deps, ServiceKeys> & Partial<Pick<Deps, ServiceKeys>
 /**
  * `base` with its services: the background fan-out runner (`fanout`), the live-stream hub
  * (`streams`), the grade overview cache (`overviewCache`), the OpenID relying party (`oidc`) and
- * the course import runner (`imports`) and the background work of requests (`background`). None of them does anything before it is first used.
+ * the course import runner (`imports`) and the background work of requests (`background`) and the notification channels this process
+ * delivers on (`channels`). None of them does anything before it is first used.
  */
 export function withServices(base: BaseDeps): Deps {
   const deps = { ...base } as Deps
@@ -39,5 +41,6 @@ export function withServices(base: BaseDeps): Deps {
   if (deps.oidc === undefined) deps.oidc = config.oidc ? oidcClient(config.oidc, `${config.publicUrl}${CALLBACK_PATH}`) : null
   deps.imports ??= createImportRunner(deps)
   deps.background ??= createBackground()
+  deps.channels ??= channelsOn(deps)
   return deps
 }

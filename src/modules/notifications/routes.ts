@@ -12,7 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
  * The inbox, its live stream, and the preferences (a switch per type for each channel of
- * `channels`, the channel list of src/channels.ts).
+ * `channels`, the channel list of src/services/channels.ts).
  */
 export function notificationRoutes(deps: Deps, channels: readonly Channel[]) {
   return new Elysia().use(inboxRoutes(deps)).use(preferenceRoutes(deps, channels))
