@@ -31,7 +31,7 @@ const config = {
   jwtSecret: 'bench-secret-bench-secret-bench-secret-0123456789',
   validateResponses: false,
 } as Deps['config']
-const app = buildApp(withServices({ sql, config, clock: systemClock, log: createLogger('silent'), storage, db: db.capability }))
+const app = buildApp(withServices({ emailEnabled: Boolean(config.smtpUrl), sql, config, clock: systemClock, log: createLogger('silent'), storage, db: db.capability }))
 const call = async (method: string, path: string, body?: unknown, token?: string) => {
   const res = await app.handle(
     new Request(`http://localhost/api/v1${path}`, {

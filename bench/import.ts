@@ -34,7 +34,7 @@ const sql = db.sql
 const root = await mkdtemp(join(tmpdir(), 'cls-bench-import-'))
 const storage = await LocalDiskStorage.create(join(root, 'files'))
 const config = { ...loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: root }), jwtSecret: 'bench-secret-bench-secret-bench-secret-0123456789' } as Deps['config']
-const deps: Deps = withServices({ sql, config, clock: systemClock, log: createLogger('silent'), storage, db: db.capability })
+const deps: Deps = withServices({ emailEnabled: Boolean(config.smtpUrl), sql, config, clock: systemClock, log: createLogger('silent'), storage, db: db.capability })
 
 // The package.
 const pkg = join(root, 'package.imscc')

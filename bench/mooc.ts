@@ -6,6 +6,7 @@
  * and quick shapes keep bench/RESULTS.md) with PASS/FAIL per row and the figures of issue 26
  * beside this run's. See bench/README.md.
  */
+import { channelsOn } from '../src/services/channels.ts'
 import { readFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -16,7 +17,6 @@ import { connectExternal, type Sql } from '../src/db/connect.ts'
 import type { Deps } from '../src/deps.ts'
 import type { Clock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/log.ts'
-import { channelsOn } from '../src/channels.ts'
 import { dispatch } from '../src/modules/reminders/dispatch.ts'
 import { LocalDiskStorage } from '../src/storage/local-disk.ts'
 import { mean, mirrored, readRate, runLoad, summarise, type PreparedRequest } from './load.ts'
@@ -68,7 +68,7 @@ const config = {
   dbPoolMax: POOL_MAX,
   validateResponses: false,
 } as Deps['config']
-const deps: Deps = withServices({ sql: db.sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) })
+const deps: Deps = withServices({ emailEnabled: Boolean(config.smtpUrl), sql: db.sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) })
 const app = buildApp(deps).listen({ hostname: '127.0.0.1', port: 0 })
 const base = `http://127.0.0.1:${app.server!.port}/api/v1`
 const counting = countingPool(DATABASE_URL)
@@ -227,7 +227,8 @@ if (want('move')) {
 
 // ----- dispatch with e-mail for 10 % -----------------------------------------------------------
 
-deps.emailEnabled = true // read per request (channelsOn), so the running app mails from here on
+deps.emailEnabled = true
+deps.channels = channelsOn(deps) // read per request, so the running app mails from here on
 if (want('dispatch')) {
   // Three dispatches, each of a fresh homework on a vacuumed database (cleanup), the median
   // judged as the other write rows are: one run on this 2-core box swings by ±15 %
@@ -240,7 +241,7 @@ if (want('dispatch')) {
     await admin`analyze homework_reminder_events`
     const now = clock.now()
     const started = performance.now()
-    const r = await dispatch(db.sql, now, { channels: channelsOn(deps) })
+    const r = await dispatch(db.sql, now, { channels: deps.channels })
     const seconds = (performance.now() - started) / 1000
     const [o] = await admin<{ outbox: number; notes: number }[]>`
       select (select count(*) from email_outbox where created_at > ${anchor})::int as outbox,

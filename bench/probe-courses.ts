@@ -44,7 +44,7 @@ const config = {
   dbPoolMax: 10,
   validateResponses: false,
 } as Deps['config']
-const deps: Deps = withServices({ sql: db.sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) })
+const deps: Deps = withServices({ emailEnabled: Boolean(config.smtpUrl), sql: db.sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) })
 const app = buildApp(deps).listen({ hostname: '127.0.0.1', port: 0 })
 const base = `http://127.0.0.1:${app.server!.port}/api/v1`
 

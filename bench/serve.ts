@@ -27,7 +27,7 @@ import { courseAccess } from '../src/http/guards.ts'
 import type { Clock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/log.ts'
 import * as courses from '../src/modules/courses/service.ts'
-import { OverviewCache } from '../src/modules/grades/cache.ts'
+import { OverviewCache } from '../src/lib/overview-cache.ts'
 import * as grades from '../src/modules/grades/service.ts'
 import { homeworkCentre } from '../src/modules/homework/service.ts'
 import * as learning from '../src/modules/learning/structure-service.ts'
@@ -60,7 +60,7 @@ if (mode === 'service') {
     // As in production (NODE_ENV=production); BENCH_VALIDATE_RESPONSES=1 measures with the check.
     validateResponses: process.env.BENCH_VALIDATE_RESPONSES === '1',
   } as Deps['config']
-  const deps: Deps = withServices({ sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) })
+  const deps: Deps = withServices({ emailEnabled: Boolean(config.smtpUrl), sql, db: db.capability, config, clock, log: createLogger('silent'), storage: new LocalDiskStorage(join(tmpdir(), 'cls-bench-files')) })
   const app = buildApp(deps).listen({ hostname: '127.0.0.1', port })
   console.log(`LISTENING ${app.server?.port}`)
 } else {

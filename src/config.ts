@@ -269,7 +269,7 @@ export interface Config {
   notificationRetentionCron: string
   /** Check every success response against its schema (default: yes, except with NODE_ENV=production). */
   validateResponses: boolean
-  /** Serialised grade overviews kept per instance (src/modules/grades/cache.ts); 0 turns it off. */
+  /** Serialised grade overviews kept per instance (src/lib/overview-cache.ts); 0 turns it off. */
   gradebookCacheBytes: number
   /** A whole-course grade overview of more students than this is streamed (never cached). */
   gradebookStreamStudents: number

@@ -1,6 +1,5 @@
 import { cron } from '@elysiajs/cron'
 import { Elysia } from 'elysia'
-import { channelsOn } from './channels.ts'
 import type { Deps } from './deps.ts'
 import { maintainDatabase } from './db/maintenance.ts'
 import { isConnectionError } from './http/plumbing.ts'
@@ -16,7 +15,6 @@ import { publishScheduledAnnouncements } from './modules/announcements/service.t
 import { sweepStorage } from './storage/sweep.ts'
 import { createBackup } from './backup/backup.ts'
 import { oneAtATime } from './backup/on-demand.ts'
-import { importRunnerOf } from './modules/transfer/job.ts'
 
 export interface Job {
   name: string
@@ -41,7 +39,7 @@ export function defaultJobs(deps: Deps): Job[] {
     storageSweepJob(deps),
     maintenanceJob(deps),
     importJob(deps),
-    ...(deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl), invitationMailJob(deps)] : []),
+    ...(deps.emailEnabled && deps.config.smtpUrl ? [emailJob(deps, deps.config.smtpUrl), invitationMailJob(deps)] : []),
     ...(deps.config.notificationRetentionDays > 0 ? [notificationRetentionJob(deps)] : []),
   ]
 }
@@ -123,7 +121,7 @@ export function importJob(deps: Deps): Job {
   return {
     name: 'course-imports',
     pattern: deps.config.importCron,
-    run: () => importRunnerOf(deps).kick(),
+    run: () => deps.imports.kick(),
   }
 }
 
@@ -162,7 +160,7 @@ export function reminderJob(deps: Deps): Job {
   return {
     name: 'homework-reminders',
     pattern: deps.config.reminderScanCron,
-    run: (now) => dispatch(deps.sql, now, { maxConnections: deps.db.maxConnections, channels: channelsOn(deps) }),
+    run: (now) => dispatch(deps.sql, now, { maxConnections: deps.db.maxConnections, channels: deps.channels }),
   }
 }
 
@@ -192,7 +190,7 @@ export function taskPublisherJob(deps: Deps): Job {
     run: async (now) => ({
       tasks: await publishScheduledTasks(deps.sql, now, 100, deps.fanout),
       // Scheduled announcements (issue 56.4) are published by the same job.
-      announcements: await publishScheduledAnnouncements(deps.sql, now, channelsOn(deps), deps.fanout),
+      announcements: await publishScheduledAnnouncements(deps.sql, now, deps.channels, deps.fanout),
     }),
   }
 }

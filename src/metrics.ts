@@ -55,33 +55,56 @@ const sseStreams = new Gauge({
   registers: [registry],
 })
 
-/** The database the scrape-time gauges query; set by serveMetrics. */
-let source: { sql: Sql; log: Logger } | undefined
-
-// Collected by one query at scrape time (shared by both gauges of a scrape).
+// Collected by one query at scrape time (shared by the four gauges of a scrape).
 interface ScrapeState {
   due: number
   lag: number
-  /** Background fan-out (src/fanout.ts): jobs queued (whatever their parts), age of the oldest. */
+  /** Background fan-out (src/services/fanout.ts): jobs queued (whatever their parts), age of the oldest. */
   queued: number
   queueAge: number
 }
-let pending: Promise<ScrapeState> | undefined
-function reminderState(): Promise<ScrapeState> {
-  pending ??= (async () => {
-    try {
-      if (!source) return { due: 0, lag: 0, queued: 0, queueAge: 0 }
-      return await reminderQuery(source.sql)
-    } catch (e) {
-      // The database is down: the rest of the scrape still answers; these two read NaN.
-      source?.log.warn('metrics: reminder state unavailable', { error: String((e as Error)?.message ?? e) })
-      return { due: Number.NaN, lag: Number.NaN, queued: Number.NaN, queueAge: Number.NaN }
-    } finally {
-      queueMicrotask(() => (pending = undefined))
-    }
-  })()
-  return pending
+
+/**
+ * The gauges read from the database at scrape time, in a registry of their own for the
+ * database `sql` that serveMetrics is given (no module state: each metrics server has its own).
+ */
+function databaseGauges(sql: Sql, log: Logger): Registry {
+  const gauges = new Registry()
+  let pending: Promise<ScrapeState> | undefined
+  const state = (): Promise<ScrapeState> => {
+    pending ??= (async () => {
+      try {
+        return await reminderQuery(sql)
+      } catch (e) {
+        // The database is down: the rest of the scrape still answers; these read NaN.
+        log.warn('metrics: reminder state unavailable', { error: String((e as Error)?.message ?? e) })
+        return { due: Number.NaN, lag: Number.NaN, queued: Number.NaN, queueAge: Number.NaN }
+      } finally {
+        queueMicrotask(() => (pending = undefined))
+      }
+    })()
+    return pending
+  }
+  const gauge = (name: string, help: string, pick: (s: ScrapeState) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [gauges],
+      async collect() {
+        this.set(pick(await state()))
+      },
+    })
+  gauge('reminder_events_due', 'Reminder events that are due and neither sent nor canceled.', (s) => s.due)
+  gauge('reminder_dispatch_lag_seconds', 'Age of the oldest due, unsent reminder event (0 when none).', (s) => s.lag)
+  gauge(
+    'fanout_queued',
+    'Homework and announcements of large courses whose reminder events or notifications are still being written (background fan-out).',
+    (s) => s.queued,
+  )
+  gauge('fanout_oldest_seconds', 'Age of the oldest background fan-out still queued (0 when none).', (s) => s.queueAge)
+  return gauges
 }
+
 async function reminderQuery(sql: Sql): Promise<ScrapeState> {
   const [row] = await sql<{ due: string; oldest: Date | null; queued: string; queued_since: Date | null }[]>`
     select e.due, e.oldest, f.queued, f.queued_since
@@ -96,39 +119,6 @@ async function reminderQuery(sql: Sql): Promise<ScrapeState> {
   const age = (d: Date | null | undefined) => (d ? Math.max(0, (Date.now() - new Date(d).getTime()) / 1000) : 0)
   return { due: Number(row?.due ?? 0), lag: age(row?.oldest), queued: Number(row?.queued ?? 0), queueAge: age(row?.queued_since) }
 }
-new Gauge({
-  name: 'reminder_events_due',
-  help: 'Reminder events that are due and neither sent nor canceled.',
-  registers: [registry],
-  async collect() {
-    this.set((await reminderState()).due)
-  },
-})
-new Gauge({
-  name: 'reminder_dispatch_lag_seconds',
-  help: 'Age of the oldest due, unsent reminder event (0 when none).',
-  registers: [registry],
-  async collect() {
-    this.set((await reminderState()).lag)
-  },
-})
-
-new Gauge({
-  name: 'fanout_queued',
-  help: 'Homework and announcements of large courses whose reminder events or notifications are still being written (background fan-out).',
-  registers: [registry],
-  async collect() {
-    this.set((await reminderState()).queued)
-  },
-})
-new Gauge({
-  name: 'fanout_oldest_seconds',
-  help: 'Age of the oldest background fan-out still queued (0 when none).',
-  registers: [registry],
-  async collect() {
-    this.set((await reminderState()).queueAge)
-  },
-})
 
 export function observeRequest(method: string, route: string, status: number, seconds: number) {
   httpRequests.inc({ method, route, status: String(status) })
@@ -168,7 +158,8 @@ export function setSseStreams(n: number) {
  * Prometheus scraper on the private network. Returns the server (stop it on shutdown).
  */
 export function serveMetrics(opts: { port: number; hostname: string; sql: Sql; log: Logger }) {
-  source = { sql: opts.sql, log: opts.log }
+  // The process's counters (this module's registry) and this database's gauges.
+  const scraped = Registry.merge([registry, databaseGauges(opts.sql, opts.log)])
   return Bun.serve({
     port: opts.port,
     hostname: opts.hostname,
@@ -179,7 +170,7 @@ export function serveMetrics(opts: { port: number; hostname: string; sql: Sql; l
       if (url.pathname !== '/metrics') return new Response('Not found. Metrics are at /metrics.\n', { status: 404 })
       if (request.method !== 'GET' && request.method !== 'HEAD') return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } })
       try {
-        return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } })
+        return new Response(await scraped.metrics(), { headers: { 'content-type': scraped.contentType } })
       } catch (e) {
         opts.log.error('metrics scrape failed', { error: String((e as Error)?.message ?? e) })
         return new Response('metrics unavailable\n', { status: 503 })

@@ -16,7 +16,6 @@ import { serveWhileStarting } from './http/starting.ts'
 import { serveMetrics } from './metrics.ts'
 import { embeddedJwtSecret } from './secrets.ts'
 import { createStorage } from './storage/create.ts'
-import { usePrebuiltWeb } from './web/assets.ts'
 
 let config: Config
 try {
@@ -32,7 +31,6 @@ const log = createLogger(config.logLevel)
 process.on('unhandledRejection', (reason) => {
   if (onUnhandledRejection(log, reason) === 'exit') process.exit(1)
 })
-usePrebuiltWeb(config.webDistDir)
 
 /** Listening failed (the port is taken): one clear line, and the start ends. */
 function cannotListen(e: unknown): never {
@@ -184,10 +182,14 @@ async function shutdown(signal: string) {
   // Stop accepting; in-flight requests finish (or the deadline ends them).
   void app.server?.stop(false)
   metrics?.stop(true)
+  // Live streams end now (their clients reconnect to another instance) and their leases are released.
+  await deps.streams.stop()
   while ((app.server?.pendingRequests ?? 0) > 0) await Bun.sleep(50)
   // A background fan-out chunk in progress commits first; the rest resumes on another instance
   // or after the restart (its queue row stays).
   await deps.fanout.stop()
+  // A forgot-password mail being queued finishes (the answer has gone).
+  await deps.background.settled()
   await db.close()
   await removePidFile()
   log.info('stopped', { durationMs: Math.round(performance.now() - started) })

@@ -1,4 +1,3 @@
-import { channelsOn } from '../channels.ts'
 import type { Deps } from '../deps.ts'
 import type { Fanout } from '../lib/fanout.ts'
 import { announcementChunk } from '../modules/announcements/fanout.ts'
@@ -40,7 +39,7 @@ export function createFanout(deps: Deps): Fanout {
     let chunks = 0
     while (!stopped) {
       const reminders = await reminderChunk(deps.sql, size)
-      const announcements = await announcementChunk(deps.sql, size, deps.clock.now(), channelsOn(deps))
+      const announcements = await announcementChunk(deps.sql, size, deps.clock.now(), deps.channels)
       if (!reminders && !announcements) return chunks
       chunks += Number(reminders) + Number(announcements)
     }

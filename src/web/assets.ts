@@ -129,19 +129,23 @@ export async function readWebBundle(dir: string): Promise<WebBundle> {
   return { assets, indexHtml: manifest.indexHtml, initialScripts: manifest.initialScripts, builtInMs: Math.round(performance.now() - started) }
 }
 
-let prebuiltDir: string | undefined
-/** WEB_DIST_DIR: serve the bundle built at image build time instead of building it in-process. */
-export function usePrebuiltWeb(dir: string | undefined) {
-  prebuiltDir = dir
-}
+/**
+ * The bundle, memoised per source: `prebuiltDir` (WEB_DIST_DIR, built at image build time) or,
+ * without it, this checkout's client built in-process. A process cache keyed by content, not a
+ * service: every app of the process serves the same files, and tests that build many apps build
+ * the front end once. A failed build is forgotten so the next request tries again.
+ */
+const bundles = new Map<string, Promise<WebBundle>>()
 
-let pending: Promise<WebBundle> | null = null
-
-/** The memoised build; a failed build is forgotten so the next request tries again. */
-export function webBundle(): Promise<WebBundle> {
-  pending ??= (prebuiltDir ? readWebBundle(prebuiltDir) : buildWebBundle()).catch((e) => {
-    pending = null
-    throw e
-  })
+export function webBundle(prebuiltDir: string | undefined): Promise<WebBundle> {
+  const key = prebuiltDir ?? ''
+  let pending = bundles.get(key)
+  if (!pending) {
+    pending = (prebuiltDir ? readWebBundle(prebuiltDir) : buildWebBundle()).catch((e) => {
+      bundles.delete(key)
+      throw e
+    })
+    bundles.set(key, pending)
+  }
   return pending
 }

@@ -69,7 +69,7 @@ const plain = (status: number, text: string) =>
   new Response(text, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } })
 
 /** Answers a GET/HEAD for the web front end, or returns undefined to let the API routes handle it. */
-export async function serveWeb(request: Request, log?: Logger): Promise<Response | undefined> {
+export async function serveWeb(request: Request, log?: Logger, prebuiltDir?: string): Promise<Response | undefined> {
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
   // Unparsable (malformed Host): left to the plumbing's 400.
   const path = tryRequestUrl(request)?.pathname
@@ -79,7 +79,7 @@ export async function serveWeb(request: Request, log?: Logger): Promise<Response
 
   let bundle
   try {
-    bundle = await webBundle()
+    bundle = await webBundle(prebuiltDir)
   } catch (e) {
     log?.error('web build failed', { error: String((e as Error)?.message ?? e) })
     return plain(503, 'The web front end could not be built; see the service log.')
@@ -100,6 +100,6 @@ export async function serveWeb(request: Request, log?: Logger): Promise<Response
  * routing, and only for GET/HEAD outside the API's prefixes: a catch-all route would make the
  * route table claim every path and turn the API's 404s for unknown paths into 405s.
  */
-export function webRoutes(deps: { log: Logger }) {
-  return new Elysia({ name: 'web' }).onRequest(({ request }) => serveWeb(request, deps.log))
+export function webRoutes(deps: { log: Logger; config: { webDistDir?: string | undefined } }) {
+  return new Elysia({ name: 'web' }).onRequest(({ request }) => serveWeb(request, deps.log, deps.config.webDistDir))
 }

@@ -2,7 +2,6 @@ import { afterAll, beforeAll } from 'bun:test'
 import type { Config } from '../../src/config.ts'
 import type { Sql } from '../../src/db/connect.ts'
 import type { Clock } from '../../src/lib/clock.ts'
-import { accountWorkSettled } from '../../src/modules/accounts/service.ts'
 import { sendDueEmails, smtpTransport, type Transport } from '../../src/modules/email/sender.ts'
 import { decodeQp, TestSmtp, type Received } from '../email/smtp.ts'
 import { testApp, type TestContext } from '../support/harness.ts'
@@ -38,7 +37,7 @@ export function mailApp(clock: Clock, config: Partial<Config> = {}): MailApp {
   let transport: Transport | undefined
   const m = {
     send: async () => {
-      await accountWorkSettled()
+      await m.ctx.deps.background.settled()
       const secret = m.ctx.deps.config.jwtSecret
       return sendDueEmails(m.sql, transport!, { publicUrl: MAIL_PUBLIC_URL, mailFrom: 'Course Learning <no-reply@learn.example.test>', secret }, clock.now())
     },

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { resetLink } from '../../src/cli/reset-link.ts'
 import type { Sql } from '../../src/db/connect.ts'
-import { accountWorkSettled } from '../../src/modules/accounts/service.ts'
 import { ManualClock, uniq, type CallOptions, type TestContext } from '../support/harness.ts'
 import { TestSmtp } from '../email/smtp.ts'
 import { freshIp, mailApp, mailsTo, tokenIn } from './helpers.ts'
@@ -146,6 +145,6 @@ describe('forgot password: bad input', () => {
       const r = await m.post('/auth/password/forgot', { json: { identifier } })
       expect([r.status, r.code, r.data?.fields?.[0]?.field]).toEqual([400, 40001, 'identifier'])
     }
-    await accountWorkSettled()
+    await ctx.deps.background.settled()
   })
 })

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
 import { sendDueEmails, smtpTransport, type Transport } from '../../src/modules/email/sender.ts'
-import { channelsOn } from '../../src/channels.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, type Account, type TestContext } from '../support/harness.ts'
@@ -57,7 +56,7 @@ describe('no notification e-mail to an unverified address', () => {
   test('reminders and announcements: the verified student gets the mails, the unverified address none; its only mail is the verification', async () => {
     await createHomework(sql, courseId, pointId, { title: PHISH, startAt: plus(T0, HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
     clock.set(plus(T0, HOUR))
-    await dispatch(sql, clock.now(), { channels: channelsOn(ctx.deps) })
+    await dispatch(sql, clock.now(), { channels: ctx.deps.channels })
     const a = await ctx.api.post(`/courses/${courseId}/announcements`, { token: teacher.token, json: { title: PHISH, content: `<p>${PHISH}</p>` } })
     expect(a.status).toBe(201)
     // In-app notifications still reach the unverified account.
@@ -76,7 +75,7 @@ describe('no notification e-mail to an unverified address', () => {
 
   test('a row queued while the address was verified is not sent once it is not (checked again at sending)', async () => {
     const hw = await createHomework(sql, courseId, pointId, { title: 'Second', startAt: plus(clock.now(), HOUR), dueAt: plus(clock.now(), 3 * DAY) }, clock.now())
-    await dispatch(sql, plus(clock.now(), HOUR), { channels: channelsOn(ctx.deps) })
+    await dispatch(sql, plus(clock.now(), HOUR), { channels: ctx.deps.channels })
     const rows = await notificationRows(verified.id)
     const before = mailsTo(smtp, verified.email).length
     await sql`update users set email_verified = false where id = ${verified.id}`

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { channelsOn } from '../../src/channels.ts'
 import { publishScheduledAnnouncements } from '../../src/modules/announcements/service.ts'
 import { ManualClock, testApp, type Client, type TestContext } from '../support/harness.ts'
 import { makeWorld, UNKNOWN_ID, type World } from '../courses/world.ts'
@@ -29,7 +28,7 @@ const titles = async (token: string) => ((await api.get(base(), { token })).data
 const total = async (token: string) => (await api.get(base(), { token })).data.total as number
 const notices = async (id: string) =>
   (await ctx.deps.sql<{ n: number }[]>`select count(*)::int as n from notifications where notification_type = 'ANNOUNCEMENT' and params ->> 'announcementId' = ${id}`)[0]!.n
-const runPublisher = (at: Date) => publishScheduledAnnouncements(ctx.deps.sql, at, channelsOn(ctx.deps))
+const runPublisher = (at: Date) => publishScheduledAnnouncements(ctx.deps.sql, at, ctx.deps.channels)
 
 describe('drafts', () => {
   test('a draft: 201 DRAFT, hidden from students, nobody notified; publishing it notifies once', async () => {

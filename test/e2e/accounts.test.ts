@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Browser } from 'playwright-core'
-import { accountWorkSettled } from '../../src/modules/accounts/service.ts'
 import { sendDueEmails, smtpTransport } from '../../src/modules/email/sender.ts'
 import { mailsTo, tokenIn } from '../accounts/helpers.ts'
 import { TestSmtp } from '../email/smtp.ts'
@@ -42,7 +41,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: password reset and acc
   async function mailTo(address: string, subject: string) {
     return waitFor(
       async () => {
-        await accountWorkSettled()
+        await ctx.deps.background.settled()
         await sendDueEmails(ctx.deps.sql, transport(), { publicUrl: baseUrl, mailFrom: 'Course Learning <no-reply@example.test>', secret: ctx.deps.config.jwtSecret }, new Date())
         return mailsTo(smtp, address).find((m) => m.header('Subject')?.includes(subject))
       },

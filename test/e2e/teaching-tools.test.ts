@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import type { Browser, ConsoleMessage, Page } from 'playwright-core'
-import { channelsOn } from '../../src/channels.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
 import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, PASSWORD, startServer, type Server, type Tab } from './support.ts'
@@ -123,7 +122,7 @@ describe.skipIf(!hasChromium)('teaching tools (issue 56) in Chromium', () => {
     const st = await tabOf(mei, { zh: true })
     expect(await studentSees(st.page, '第二周开始')).toBe(false)
     const { publishScheduledAnnouncements } = await import('../../src/modules/announcements/service.ts')
-    expect(await publishScheduledAnnouncements(server.deps.sql, new Date(at.getTime() + 1000), channelsOn(server.deps))).toEqual({ published: 1 })
+    expect(await publishScheduledAnnouncements(server.deps.sql, new Date(at.getTime() + 1000), server.deps.channels)).toEqual({ published: 1 })
     expect(await studentSees(st.page, '第二周开始')).toBe(true)
     expect(await notices('第二周开始')).toBe(2)
     expectNoErrors(tt)

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
 import { sendDueEmails, smtpTransport, type Transport } from '../../src/modules/email/sender.ts'
-import { channelsOn } from '../../src/channels.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { addStudent, insertCourse, insertPoint } from '../support/fixtures.ts'
 import { ManualClock, signUp, testApp, type Account, type TestContext } from '../support/harness.ts'
@@ -99,7 +98,7 @@ describe('the mail', () => {
   test('a reminder → one outbox row in its transaction → one mail with subject, parts, link, Message-ID and one-click unsubscribe', async () => {
     const hw = await createHomework(sql, courseId, pointId, { title: 'Parser', startAt: plus(T0, HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
     clock.set(plus(T0, HOUR))
-    await dispatch(sql, clock.now(), { channels: channelsOn(ctx.deps) })
+    await dispatch(sql, clock.now(), { channels: ctx.deps.channels })
     const row = await startOf(hw.id, student.id)
     expect(row).toMatchObject({ attempts: 0, sent_at: null })
     expect((await send()).sent).toBeGreaterThanOrEqual(2)
@@ -173,7 +172,7 @@ describe('the mail', () => {
     // Now off: the next reminder is not queued for them.
     const hw = await createHomework(sql, courseId, pointId, { title: 'Lexer', startAt: plus(clock.now(), HOUR), dueAt: plus(clock.now(), 3 * DAY) }, clock.now())
     const before = (await outbox(student.id)).length
-    await dispatch(sql, plus(clock.now(), HOUR), { channels: channelsOn(ctx.deps) })
+    await dispatch(sql, plus(clock.now(), HOUR), { channels: ctx.deps.channels })
     expect((await outbox(student.id)).length).toBe(before)
     expect(hw.id).toBeTruthy()
   })
@@ -185,7 +184,7 @@ describe('failures', () => {
     await addStudent(sql, courseId, u.id)
     const hw = await createHomework(sql, courseId, pointId, { title: 'Outage', startAt: plus(clock.now(), HOUR), dueAt: plus(clock.now(), 3 * DAY) }, clock.now())
     const at = plus(clock.now(), HOUR)
-    await dispatch(sql, at, { channels: channelsOn(ctx.deps) })
+    await dispatch(sql, at, { channels: ctx.deps.channels })
     await smtp.stop()
     const down = await send(at)
     expect(down.retried).toBeGreaterThanOrEqual(1)
@@ -208,7 +207,7 @@ describe('failures', () => {
     smtp.refuse = (to) => to === u.email
     await createHomework(sql, courseId, pointId, { title: 'Refused', startAt: plus(clock.now(), HOUR), dueAt: plus(clock.now(), 3 * DAY) }, clock.now())
     const at = plus(clock.now(), HOUR)
-    await dispatch(sql, at, { channels: channelsOn(ctx.deps) })
+    await dispatch(sql, at, { channels: ctx.deps.channels })
     expect((await send(at)).failed).toBe(1)
     for (let i = 1; i <= 5; i++) await send(plus(at, i * HOUR))
     expect(smtp.rcpts.filter((r) => r === u.email)).toHaveLength(1)
@@ -222,7 +221,7 @@ describe('failures', () => {
     await addStudent(sql, courseId, u.id)
     await createHomework(sql, courseId, pointId, { title: 'Long outage', startAt: plus(clock.now(), HOUR), dueAt: plus(clock.now(), 3 * DAY) }, clock.now())
     const at = plus(clock.now(), HOUR)
-    await dispatch(sql, at, { channels: channelsOn(ctx.deps) })
+    await dispatch(sql, at, { channels: ctx.deps.channels })
     await smtp.stop()
     let now = at
     for (let i = 0; i < 40; i++) {

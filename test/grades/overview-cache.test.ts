@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { gradebookCacheCounts } from '../../src/metrics.ts'
-import { OverviewCache } from '../../src/modules/grades/cache.ts'
+import { OverviewCache } from '../../src/lib/overview-cache.ts'
 import * as service from '../../src/modules/grades/service.ts'
 import { createPoint, createTask, createUnit, pointIn, shortAnswer, textTask, world, type World } from '../learning/helpers.ts'
 import { formOf } from '../storage/helpers.ts'

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
-import { CHANNELS, channelsOn } from '../../src/channels.ts'
+import { CHANNELS } from '../../src/services/channels.ts'
 import type { Sql } from '../../src/db/connect.ts'
 import type { Channel } from '../../src/modules/notifications/channel.ts'
 import { decodeSignal, encodeSignal, localSignals, type Signal } from '../../src/modules/notifications/bus.ts'
@@ -62,7 +62,7 @@ describe('a channel added in a test', () => {
 
   test('the reminder scan fans out to it, only to whoever switched it on, with the notification', async () => {
     await createHomework(sql, courseId, pointId, { title: 'Carrier', startAt: plus(T0, HOUR), dueAt: plus(T0, 3 * DAY) }, T0)
-    const r = await dispatch(sql, plus(T0, HOUR), { channels: [...channelsOn(ctx.deps), pigeon] })
+    const r = await dispatch(sql, plus(T0, HOUR), { channels: [...ctx.deps.channels, pigeon] })
     expect(r.sent).toBeGreaterThanOrEqual(2)
     expect([...(await posted(keen.id))]).toEqual([{ notification_type: 'HOMEWORK_REMINDER', kind: 'HOMEWORK_REMINDER' }])
     expect((await posted(quiet.id)).length).toBe(0)

@@ -35,7 +35,7 @@ beforeAll(async () => {
   db = await connectEmbedded(join(root, 'data'))
   await migrate(db.sql)
   const storage = await LocalDiskStorage.create(join(root, 'data', 'files'))
-  const api = client(buildApp(withServices({ sql: db.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage, db: db.capability })))
+  const api = client(buildApp(withServices({ emailEnabled: false, sql: db.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage, db: db.capability })))
   await signUp(api, 'TEACHER')
   await signUp(api, 'STUDENT')
   backupDir = join(root, 'backups')

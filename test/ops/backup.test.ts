@@ -61,7 +61,7 @@ async function service() {
   dbs.push(db)
   await migrate(db.sql)
   const storage = await LocalDiskStorage.create(join(dataDir, 'files'))
-  const app = buildApp(withServices({ sql: db.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage, db: db.capability }))
+  const app = buildApp(withServices({ emailEnabled: false, sql: db.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage, db: db.capability }))
   return { dataDir, db, storage, api: client(app) }
 }
 
@@ -138,7 +138,7 @@ describe('backup and restore of the embedded database', () => {
     dbs.push(back)
     expect(await tableRows(back.sql)).toEqual(expectedRows)
     // A service on the restored directory serves the restored files.
-    const app = buildApp(withServices({ sql: back.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage: new LocalDiskStorage(join(target, 'files')), db: back.capability }))
+    const app = buildApp(withServices({ emailEnabled: false, sql: back.sql, config: testConfig(), clock: systemClock, log: createLogger('silent'), storage: new LocalDiskStorage(join(target, 'files')), db: back.capability }))
     const rapi = client(app)
     const login = await rapi.post('/auth/login', { json: { identifier: teacher.username, password: teacher.password } })
     const resources = await rapi.get(`/courses/${courseId}/resources?pageSize=200`, { token: login.data.accessToken })

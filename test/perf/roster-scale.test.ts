@@ -55,6 +55,7 @@ beforeAll(async () => {
   await migrate(sql)
   const deps: Deps = withServices({
     sql,
+    emailEnabled: false,
     config: testConfig(),
     clock: systemClock,
     log: createLogger('silent'),

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { accountWorkSettled } from '../../src/modules/accounts/service.ts'
 import { sendDueEmails, smtpTransport, type Transport } from '../../src/modules/email/sender.ts'
 import { freshIp, mailsTo, tokenIn } from '../accounts/helpers.ts'
 import { createCourse } from '../courses/world.ts'
@@ -36,7 +35,7 @@ afterAll(async () => {
 })
 
 const send = async () => {
-  await accountWorkSettled()
+  await app.deps.background.settled()
   return sendDueEmails(app.deps.sql, transport, { publicUrl: ORIGIN, mailFrom: 'Course Learning <no-reply@learn.example.test>', secret: app.deps.config.jwtSecret }, clock.now())
 }
 const lastMailTo = async (address: string) => {

@@ -4,7 +4,6 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { strFromU8, unzipSync } from 'fflate'
-import { importRunnerOf } from '../../src/modules/transfer/job.ts'
 import { NOT_A_UUID, UNKNOWN_ID } from '../experiments/world.ts'
 import { formOf } from '../storage/helpers.ts'
 import { ManualClock, signUp, teacherWithCourse, testApp, type Account, type TestContext } from '../support/harness.ts'
@@ -183,7 +182,7 @@ describe('GET /courses/{courseId}/export.imscc', () => {
     const bytes = new Uint8Array(await (await download()).arrayBuffer())
     const res = await ctx.api.post('/courses/imports', { form: formOf({ file: new File([bytes], 'Physics 101.imscc') }), token: teacher.token })
     expect(res.status).toBe(202)
-    await importRunnerOf(ctx.deps).kick()
+    await ctx.deps.imports.kick()
     const job = (await ctx.api.get(`/courses/imports/${res.data.id}`, { token: teacher.token })).data
     expect(job.state).toBe('DONE')
     expect(job.report.skipped).toEqual([])

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { importRunnerOf } from '../../src/modules/transfer/job.ts'
 import { NOT_A_UUID, UNKNOWN_ID } from '../experiments/world.ts'
 import { formOf } from '../storage/helpers.ts'
 import { ManualClock, signUp, testApp, type Account, type TestContext } from '../support/harness.ts'
@@ -39,7 +38,7 @@ async function importOf(bytes: Uint8Array, name: string, fields: Record<string, 
   expect(res.code).toBe(0)
   expect(res.data.state).toBe('QUEUED')
   expect(res.headers.get('location')).toBe(`/api/v1/courses/imports/${res.data.id}`)
-  await importRunnerOf(ctx.deps).kick()
+  await ctx.deps.imports.kick()
   const job = await ctx.api.get(`/courses/imports/${res.data.id}`, { token: teacher.token })
   expect(job.status).toBe(200)
   expect(job.code).toBe(0)
@@ -249,13 +248,13 @@ describe('hostile and broken packages: FAILED with a clear message, nothing left
 
   test('a run cut off by a killed process: the lease runs out, the next runner starts again; after three tries FAILED', async () => {
     const res = await post(zip({ 'imsmanifest.xml': manifest() }), 'slow.imscc')
-    await importRunnerOf(ctx.deps).kick()
+    await ctx.deps.imports.kick()
     const first = await ctx.api.get(`/courses/imports/${res.data.id}`, { token: teacher.token })
     expect(first.data.state).toBe('DONE')
     // A second one: claimed and "killed" three times (the lease expired each time).
     const again = await post(zip({ 'imsmanifest.xml': manifest() }), 'crashy.imscc')
     await ctx.deps.sql`update course_imports set state = 'RUNNING', attempts = 3, lease_until = ${new Date(Date.parse(NOW) - 1000)} where id = ${again.data.id}`
-    await importRunnerOf(ctx.deps).kick()
+    await ctx.deps.imports.kick()
     const job = await ctx.api.get(`/courses/imports/${again.data.id}`, { token: teacher.token })
     expect(job.data).toMatchObject({ state: 'FAILED', courseId: null, error: { code: 50020 } })
   })
@@ -297,7 +296,7 @@ describe('POST /courses/imports and GET /courses/imports/{id}: who may', () => {
     const theirs = await ctx.api.get(`/courses/imports/${mine.data.id}`, { token: other.token })
     expect(theirs.status).toBe(404)
     expect(theirs.code).toBe(40420)
-    await importRunnerOf(ctx.deps).kick()
+    await ctx.deps.imports.kick()
   })
 
   test('413: a package over MAX_IMPORT_BYTES, nothing kept', async () => {
@@ -310,5 +309,5 @@ describe('POST /courses/imports and GET /courses/imports/{id}: who may', () => {
 })
 
 afterAll(async () => {
-  await importRunnerOf(ctx.deps).kick()
+  await ctx.deps.imports.kick()
 })

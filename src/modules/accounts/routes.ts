@@ -13,10 +13,10 @@ import * as service from './service.ts'
 /** Verified addresses, password recovery and change, and the caller's sessions (issue 21). */
 export function accountRoutes(deps: Deps) {
   const { sql, clock, config } = deps
-  const d: service.AccountDeps = { sql, config, log: deps.log }
+  const d: service.AccountDeps = { sql, config, emailEnabled: deps.emailEnabled, log: deps.log, background: deps.background }
   return new Elysia({ prefix: '/auth', tags: ['Auth'] })
     .use(authPlugin(deps))
-    .get('/email/settings', () => ok({ enabled: Boolean(config.smtpUrl) }), {
+    .get('/email/settings', () => ok({ enabled: deps.emailEnabled }), {
       response: { 200: envelope(z.object({ enabled: z.boolean() }).meta({ id: 'EmailSettings' })) },
       detail: {
         summary: 'Whether this server sends e-mail',

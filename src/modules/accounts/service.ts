@@ -1,4 +1,5 @@
 import type { Config } from '../../config.ts'
+import type { Background } from '../../deps.ts'
 import type { Sql, TxSql } from '../../db/connect.ts'
 import { iso } from '../../http/envelope.ts'
 import { AppError, conflict, invalidField, notFound } from '../../http/errors.ts'
@@ -17,7 +18,6 @@ import { looksLikeToken, tokenHash } from '../links/tokens.ts'
 
 type AccountConfig = Pick<
   Config,
-  | 'smtpUrl'
   | 'emailTokenTtlSeconds'
   | 'passwordResetTtlSeconds'
   | 'loginMaxFailures'
@@ -29,7 +29,11 @@ type AccountConfig = Pick<
 export interface AccountDeps {
   sql: Sql
   config: AccountConfig
+  /** Deps.emailEnabled: without it nothing is mailed and the mail-only routes answer 503. */
+  emailEnabled: boolean
   log?: Logger
+  /** Where the forgot-password mail's work is kept until it settles (Deps.background). */
+  background: Background
 }
 
 /** Limits of the account routes (the contract's numbers). */
@@ -125,7 +129,7 @@ export async function verifyEmail(d: AccountDeps, token: string, now: Date) {
       // provider account linked through it: that link held for that address only.
       await retireLinks(tx, link.user_id, ['VERIFY_EMAIL', 'RESET_PASSWORD'], now)
       await q.unlinkEmailIdentities(tx, link.user_id)
-      if (before.email_verified && before.email.toLowerCase() !== link.email.toLowerCase() && d.config.smtpUrl) {
+      if (before.email_verified && before.email.toLowerCase() !== link.email.toLowerCase() && d.emailEnabled) {
         await queueNotice(tx, before, link.email, now)
       }
       await enrolInvitations(tx, link.user_id, link.email, now)
@@ -156,7 +160,7 @@ async function queueNotice(tx: Parameters<typeof issueLink>[0], before: authQ.Us
 
 /** A new verification mail to the current address; at most 1 a minute and 5 a day. */
 export async function resendVerification(d: AccountDeps, user: CurrentUser, locale: string, now: Date) {
-  if (!d.config.smtpUrl) throw emailUnavailable()
+  if (!d.emailEnabled) throw emailUnavailable()
   if (user.emailVerified) throw conflict('CONFLICT', 'Your e-mail address is already verified.')
   await reserveOr429(d.sql, mailScopes('verify', user.id), now, 'Too many verification e-mails. Try again later.')
   await d.sql.begin((tx) =>
@@ -173,7 +177,7 @@ export async function resendVerification(d: AccountDeps, user: CurrentUser, loca
 
 /** Asks for a new address: a link goes there; the change happens when it is used. */
 export async function changeEmail(d: AccountDeps, user: CurrentUser, body: ChangeEmailBody, ctx: { ip: string | null; locale: string; now: Date }) {
-  if (!d.config.smtpUrl) throw emailUnavailable()
+  if (!d.emailEnabled) throw emailUnavailable()
   await checkCurrentPassword(d, user, body.currentPassword, ctx.ip, ctx.now)
   if (body.newEmail.toLowerCase() === user.email.toLowerCase()) throw invalidField('newEmail', 'is already your address')
   if (await q.emailTakenByOther(d.sql, body.newEmail, user.id)) throw emailTaken()
@@ -197,15 +201,8 @@ export async function changeEmail(d: AccountDeps, user: CurrentUser, body: Chang
  * its time. The request itself only counts the caller's address; looking the account up,
  * counting its mails and queueing the mail run after the answer, in the background.
  */
-const pending = new Set<Promise<unknown>>()
-
-/** Resolves when the background work of earlier forgot-password requests is done (tests, shutdown). */
-export async function accountWorkSettled() {
-  while (pending.size) await Promise.allSettled([...pending])
-}
-
 export async function forgotPassword(d: AccountDeps, body: ForgotBody, ctx: { ip: string | null; locale: string; now: Date }) {
-  if (!d.config.smtpUrl) throw resetUnavailable()
+  if (!d.emailEnabled) throw resetUnavailable()
   await reserveOr429(
     d.sql,
     [{ key: `forgot-address:${ctx.ip ?? 'unknown'}`, limit: LIMITS.forgotRequestsPerAddressHour, windowSeconds: 3600 }],
@@ -213,8 +210,7 @@ export async function forgotPassword(d: AccountDeps, body: ForgotBody, ctx: { ip
     'Too many password reset requests from this address. Try again later.',
   )
   const work = sendResetMail(d, body.identifier, ctx).catch((e) => d.log?.error('password reset mail failed', { error: String((e as Error)?.message ?? e) }))
-  pending.add(work)
-  void work.finally(() => pending.delete(work))
+  d.background.add(work)
 }
 
 async function sendResetMail(d: AccountDeps, identifier: string, ctx: { locale: string; now: Date }) {

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
-import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
@@ -20,7 +19,7 @@ export function announcementRoutes(deps: Deps) {
       '',
       async ({ params, body, user, set }) => {
         set.status = 201
-        const a = await service.publish(sql, params.courseId, user, body, clock.now(), channelsOn(deps), deps.fanout)
+        const a = await service.publish(sql, params.courseId, user, body, clock.now(), deps.channels, deps.fanout)
         return ok(a, SAID[a.state])
       },
       {
@@ -52,7 +51,7 @@ export function announcementRoutes(deps: Deps) {
     .patch(
       '/:announcementId',
       async ({ params, body }) =>
-        ok(await service.update(sql, params.courseId, params.announcementId, body, clock.now(), channelsOn(deps), deps.fanout), 'Announcement updated.'),
+        ok(await service.update(sql, params.courseId, params.announcementId, body, clock.now(), deps.channels, deps.fanout), 'Announcement updated.'),
       {
         params: AnnouncementParams,
         course: 'teacher',

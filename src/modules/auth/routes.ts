@@ -24,7 +24,7 @@ export function authRoutes(deps: Deps) {
       '/register',
       async ({ body, set, request }) => {
         set.status = 201
-        return ok(await service.register(sql, body, { now: clock.now(), config, locale: requestLocale(request) }), 'Registered.')
+        return ok(await service.register(sql, body, { now: clock.now(), config, emailEnabled: deps.emailEnabled, locale: requestLocale(request) }), 'Registered.')
       },
       {
         transform: passwordLoginOnly,

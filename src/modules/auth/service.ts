@@ -40,13 +40,15 @@ const DUMMY_HASH = await Bun.password.hash('not-a-real-password', { algorithm: '
 
 export interface RegisterContext {
   now: Date
-  config: Pick<Config, 'teacherRegistration' | 'smtpUrl' | 'emailTokenTtlSeconds' | 'jwtSecret'>
+  config: Pick<Config, 'teacherRegistration' | 'emailTokenTtlSeconds' | 'jwtSecret'>
+  /** Deps.emailEnabled: a verification link is mailed. */
+  emailEnabled: boolean
   /** The language of the verification mail when the body names none (the request's). */
   locale: string
 }
 
 export async function register(sql: Sql, body: RegisterBody, ctx: RegisterContext) {
-  const { now, config } = ctx
+  const { now, config, emailEnabled } = ctx
   if (body.role === 'TEACHER' && config.teacherRegistration === 'closed') {
     throw new AppError('TEACHER_REGISTRATION_CLOSED', 'Registering as a teacher is closed on this server. Ask your school for a teacher account.')
   }
@@ -63,7 +65,7 @@ export async function register(sql: Sql, body: RegisterBody, ctx: RegisterContex
       now,
       locale: body.locale ?? null,
     })
-    if (row && config.smtpUrl) {
+    if (row && emailEnabled) {
       await issueLink(tx, {
         userId: row.id,
         purpose: 'VERIFY_EMAIL',
@@ -82,7 +84,7 @@ export async function register(sql: Sql, body: RegisterBody, ctx: RegisterContex
   }
   // Courses that imported this address in a roster enrol the student once the address is
   // verified (accounts/service.ts). Without e-mail nobody can verify, so registration does it.
-  if (row.role === 'STUDENT' && !config.smtpUrl) await enrolInvitedUser(sql, row.id, row.email, now)
+  if (row.role === 'STUDENT' && !emailEnabled) await enrolInvitedUser(sql, row.id, row.email, now)
   return withPendingInvitations(sql, toUser(fromRow(row)))
 }
 

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
-import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
 import { authPlugin, type CourseGuard } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
@@ -38,7 +37,7 @@ const CLASS_NOTICE =
  */
 export function commentRoutes(deps: Deps) {
   const { sql, clock } = deps
-  const delivery = () => ({ now: clock.now(), channels: channelsOn(deps) })
+  const delivery = () => ({ now: clock.now(), channels: deps.channels })
   const created = (set: { status?: number | string }, c: service.Comment) => {
     set.status = 201
     return ok(c, 'Comment posted.')

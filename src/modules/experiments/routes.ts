@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
-import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { courseAccess } from '../../http/guards.ts'
@@ -129,7 +128,7 @@ export function experimentRoutes(deps: Deps) {
             note: form.note,
             maxUploadBytes: config.maxUploadBytes,
             now: clock.now(),
-            channels: channelsOn(deps),
+            channels: deps.channels,
           })
         })
         set.status = 201
@@ -196,7 +195,7 @@ export function experimentRoutes(deps: Deps) {
     )
     .patch(
       '/submissions/:submissionId/grade',
-      async ({ user, params, body }) => ok(await service.grade(sql, params.submissionId, user, body, clock.now(), channelsOn(deps)), 'Graded.'),
+      async ({ user, params, body }) => ok(await service.grade(sql, params.submissionId, user, body, clock.now(), deps.channels), 'Graded.'),
       {
         experimentSubmission: 'teacher',
         params: SubmissionParams,
@@ -212,7 +211,7 @@ export function experimentRoutes(deps: Deps) {
     .post(
       '/experiments/:experimentId/release',
       async ({ user, params }) => {
-        const r = await service.release(sql, params.experimentId, user, clock.now(), channelsOn(deps))
+        const r = await service.release(sql, params.experimentId, user, clock.now(), deps.channels)
         return ok(r, r.released ? `${r.released} grade(s) released.` : 'No grades were waiting for release.')
       },
       {

@@ -6,13 +6,13 @@ import { envelope } from '../../http/envelope.ts'
 import { CourseParams } from '../../http/params.ts'
 import { OptionalPageQuery } from '../../http/pagination.ts'
 import { contentDisposition } from '../../storage/download.ts'
-import { overviewCacheFor } from './cache.ts'
 import { GradeOverview } from './model.ts'
 import * as service from './service.ts'
 
 export function gradeRoutes(deps: Deps) {
   const { sql, clock, config, log } = deps
-  const cache = overviewCacheFor(deps)
+  // One cache per app (Deps.overviewCache), shared by both prefixes the routes are mounted under.
+  const cache = deps.overviewCache
   // Development and tests: every freshly built overview is checked against its schema (the
   // route answers bytes, which Elysia does not validate).
   const check = config.validateResponses ? (data: unknown) => void GradeOverview.parse(data) : undefined

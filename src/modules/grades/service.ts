@@ -5,7 +5,7 @@ import { csvRows, toCsv, type CsvValue } from './csv.ts'
 import * as q from './queries.ts'
 import { windowOf, type OptionalPageQuery, type RowWindow } from '../../http/pagination.ts'
 import { countStudents } from '../learning/submission-queries.ts'
-import { holdsAt, type CachedOverview, type OverviewCache } from './cache.ts'
+import { holdsAt, type CachedOverview, type OverviewCache } from '../../lib/overview-cache.ts'
 import { isLate } from '../../lib/due.ts'
 
 type ExperimentGrade = {

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
-import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
@@ -232,8 +231,8 @@ function submissionRoutes(deps: Deps) {
         // Read here, not by Elysia: a multipart body only after the checks (see submitWithFiles).
         const { submission, replayed } =
           mediaType(request) === 'multipart/form-data'
-            ? await submissions.submitWithFiles(sql, storage, course, user, params.taskId, request, { now, idempotencyKey: key, maxUploadBytes: config.maxUploadBytes, channels: channelsOn(deps) })
-            : await submissions.submit(sql, course, user, params.taskId, await readJsonBody(request, SubmitBody), now, key, channelsOn(deps))
+            ? await submissions.submitWithFiles(sql, storage, course, user, params.taskId, request, { now, idempotencyKey: key, maxUploadBytes: config.maxUploadBytes, channels: deps.channels })
+            : await submissions.submit(sql, course, user, params.taskId, await readJsonBody(request, SubmitBody), now, key, deps.channels)
         set.status = replayed ? 200 : 201
         if (replayed) set.headers['idempotent-replayed'] = 'true'
         return ok(submission, replayed ? 'Already handed in with this Idempotency-Key; this is that submission.' : 'Submitted.')
@@ -300,7 +299,7 @@ function submissionRoutes(deps: Deps) {
     .patch(
       '/submissions/:submissionId/grade',
       async ({ course, user, params, body }) =>
-        ok(await submissions.grade(sql, course.id, user, params.submissionId, body, clock.now(), channelsOn(deps)), 'Graded.'),
+        ok(await submissions.grade(sql, course.id, user, params.submissionId, body, clock.now(), deps.channels), 'Graded.'),
       {
         course: 'teacher',
         params: idParams('courseId', 'submissionId'),
@@ -316,7 +315,7 @@ function submissionRoutes(deps: Deps) {
     .post(
       '/tasks/:taskId/release',
       async ({ course, params }) => {
-        const r = await releaseTask(sql, course, params.taskId, clock.now(), channelsOn(deps))
+        const r = await releaseTask(sql, course, params.taskId, clock.now(), deps.channels)
         return ok(r, r.released ? `${r.released} grade(s) released.` : 'No grades were waiting for release.')
       },
       {

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
-import { channelsOn } from '../../channels.ts'
 import type { Deps } from '../../deps.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { courseArchived } from '../../http/guards.ts'
@@ -328,7 +327,7 @@ export function ltiProtocolRoutes(deps: Deps) {
           } catch {
             throw new service.OAuthError(400, 'invalid_request', 'the body is not JSON')
           }
-          await service.postScore(sql, tool, params.courseId, params.taskId, service.parseScore(raw), clock.now(), channelsOn(deps))
+          await service.postScore(sql, tool, params.courseId, params.taskId, service.parseScore(raw), clock.now(), deps.channels)
           return new Response(null, { status: 204 })
         } catch (e) {
           return oauthError(e)

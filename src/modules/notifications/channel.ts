@@ -1,10 +1,9 @@
-import type { Fragment, TxSql } from '../../db/connect.ts'
-import type { Deps } from '../../deps.ts'
-
 /*
  * A delivery channel besides the inbox and the live stream (e-mail today; web push or an LTI/IM
  * bridge would each be one more file implementing this in its own module, plus a line in the
- * channel list, src/channels.ts). Nothing in notifications/ knows a channel by name.
+ * channel list, src/services/channels.ts). Nothing in notifications/ knows a channel by name.
+ * The interface is declared in src/deps.ts (`Deps.channels` holds the ones this process delivers
+ * on) and re-exported here.
  *
  * A channel is a transactional outbox: `fanOut` is its part of the statement that writes the
  * notifications (notify.ts) — a data-modifying statement over the relation `written`
@@ -13,11 +12,4 @@ import type { Deps } from '../../deps.ts'
  * type's default) is true. So a channel's deliveries commit or roll back with the notifications,
  * and whatever the fan-out, no id list passes through the process. Its own job sends them later.
  */
-export interface Channel {
-  /** Its key in /me/notification-preferences and in notification_channel_preferences.channel. */
-  readonly name: string
-  /** Whether this process delivers on it (a switch on Deps, e.g. e-mail needs SMTP_URL). */
-  enabled(deps: Deps): boolean
-  /** Its part of the writing statement; `wants` is a boolean expression over `w` (a row of `written`). */
-  fanOut(tx: TxSql, wants: Fragment): Fragment
-}
+export type { Channel } from '../../deps.ts'

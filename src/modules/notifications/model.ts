@@ -52,7 +52,7 @@ export const StreamQuery = z.object({
 })
 
 /**
- * /me/notification-preferences: per channel of the channel list (src/channels.ts), a switch per
+ * /me/notification-preferences: per channel of the channel list (src/services/channels.ts), a switch per
  * type, e.g. `{ email: { HOMEWORK_REMINDER: true, … } }`; the defaults come from types.ts.
  */
 const HandInDigest = z.boolean().meta({

@@ -38,7 +38,7 @@ export interface NewNotification {
 
 export interface Via {
   now: Date
-  /** The channels this process delivers on (src/channels.ts `channelsOn(deps)`). */
+  /** The channels this process delivers on (`Deps.channels`). */
   channels: readonly Channel[]
 }
 

@@ -7,13 +7,12 @@ import type { Channel } from './channel.ts'
 import { InboxQuery, Notification, NotificationPage, NotificationParams, preferenceSchemas, ReadAllResult, StreamQuery } from './model.ts'
 import { DIGEST_CHANNEL, handInDigestOf, preferencesOf, savePreferences } from './preferences.ts'
 import * as service from './service.ts'
-import { hubFor } from './stream.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
  * The inbox, its live stream, and the preferences (a switch per type for each channel of
- * `channels`, the channel list of src/channels.ts).
+ * `channels`, the channel list of src/services/channels.ts).
  */
 export function notificationRoutes(deps: Deps, channels: readonly Channel[]) {
   return new Elysia().use(inboxRoutes(deps)).use(preferenceRoutes(deps, channels))
@@ -53,7 +52,7 @@ function preferenceRoutes(deps: Deps, channels: readonly Channel[]) {
 
 function inboxRoutes(deps: Deps) {
   const { sql, clock } = deps
-  const hub = hubFor(deps)
+  const hub = deps.streams
   return new Elysia({ prefix: '/notifications', tags: ['Notifications'] })
     .use(authPlugin(deps))
     // `request.headers`, not `headers`: Elysia would build an object of every header (issue 55).

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps.ts'
+import type { Deps, LiveStreams } from '../../deps.ts'
 import type { Sql } from '../../db/connect.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Locale } from '../../i18n/locale.ts'
@@ -46,7 +46,8 @@ const sse = {
   notification: (n: ReturnType<typeof toNotification>) => `id: ${n.id}\nevent: notification\ndata: ${JSON.stringify(n)}\n\n`,
 }
 
-export class StreamHub {
+/** One per app: built by `withServices` (src/services/index.ts) and passed as `Deps.streams`. */
+export class StreamHub implements LiveStreams {
   private byUser = new Map<string, Set<Sink>>()
   private source: Promise<SignalSource> | null = null
   private timer: ReturnType<typeof setInterval> | null = null
@@ -323,19 +324,4 @@ export class StreamHub {
       }
     }
   }
-}
-
-const hubs = new WeakMap<Deps, StreamHub>()
-
-/** The app's hub (its routes are mounted under two prefixes; one hub per app, one app per process). */
-export function hubFor(deps: Deps): StreamHub {
-  let hub = hubs.get(deps)
-  if (!hub) {
-    hub = new StreamHub(
-      { sql: deps.sql, clock: deps.clock, log: deps.log, embedded: deps.db.kind === 'embedded', listenUrl: deps.config.databaseListenUrl },
-      deps.config.streamHeartbeatSeconds * 1000,
-    )
-    hubs.set(deps, hub)
-  }
-  return hub
 }

@@ -43,7 +43,7 @@ export function rosterRoutes(deps: Deps) {
       '/:courseId/teachers',
       async ({ course, user, body, set }) => {
         set.status = 201
-        return ok(await service.addCoTeacher(sql, course, user, body, clock.now(), Boolean(config.smtpUrl)), 'Co-teacher added.')
+        return ok(await service.addCoTeacher(sql, course, user, body, clock.now(), deps.emailEnabled), 'Co-teacher added.')
       },
       {
         params: CourseParams,
@@ -115,7 +115,7 @@ export function rosterRoutes(deps: Deps) {
             user,
             await rosterRows(request),
             clock.now(),
-            config.smtpUrl ? { locale: requestLocale(request), perDay: config.invitationMailsPerDay } : null,
+            deps.emailEnabled ? { locale: requestLocale(request), perDay: config.invitationMailsPerDay } : null,
           ),
           'Roster imported.',
         ),

@@ -5,19 +5,8 @@ import { clientIp } from '../../http/client-ip.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { notFound } from '../../http/errors.ts'
 import { requestIdOf } from '../../http/plumbing.ts'
-import { oidcClient, type OidcClient } from './client.ts'
-import { CALLBACK_PATH, Providers, SIGN_IN_COOKIE, START_PATH } from './model.ts'
+import { Providers, SIGN_IN_COOKIE, START_PATH } from './model.ts'
 import * as service from './service.ts'
-
-// The routes are mounted under two prefixes; one client (discovery, keys) per app.
-const clients = new WeakMap<Deps, OidcClient>()
-const clientOf = (deps: Deps) => {
-  const cfg = deps.config.oidc
-  if (!cfg) return undefined
-  let c = clients.get(deps)
-  if (!c) clients.set(deps, (c = oidcClient(cfg, `${deps.config.publicUrl}${CALLBACK_PATH}`)))
-  return c
-}
 
 const FAILED = '/login?error=sso'
 
@@ -43,7 +32,8 @@ function reasonOf(e: unknown): Record<string, unknown> {
 export function ssoRoutes(deps: Deps) {
   const { sql, clock, config, log } = deps
   const oidc = config.oidc
-  const client = clientOf(deps)
+  // One relying party per app (Deps.oidc): discovery and keys shared by both prefixes.
+  const client = deps.oidc
 
   const redirectTo = (set: { status?: number | string; headers: Record<string, unknown> }, location: string) => {
     set.status = 302

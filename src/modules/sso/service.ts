@@ -4,7 +4,7 @@ import type { Role } from '../../http/guards.ts'
 import { newId } from '../../lib/ids.ts'
 import { startSession } from '../auth/session.ts'
 import { enrolInvitations } from '../rosters/service.ts'
-import { randomCodeVerifier, randomSecret, type Claims, type OidcClient } from './client.ts'
+import { randomCodeVerifier, randomSecret, type Claims, type OidcClient } from '../../infra/oidc.ts'
 import * as q from './queries.ts'
 
 /** A sign-in is worth this long between start and callback (the contract's 10 minutes). */

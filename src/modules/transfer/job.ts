@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Deps } from '../../deps.ts'
+import type { Deps, Runner } from '../../deps.ts'
 import { ERROR_CATALOGUE } from '../../http/errors.ts'
 import { isLocale } from '../../i18n/locale.ts'
 import { renderMessage } from '../../i18n/messages.ts'
@@ -108,29 +108,25 @@ async function runOne(deps: Deps, job: q.ImportRow & { locale: string | null }, 
   }
 }
 
-const runners = new WeakMap<Deps, { kick: () => Promise<void> }>()
-
-/** This process's import runner: `kick` after an upload starts it now (one loop at a time); IMPORT_CRON picks up the rest. */
-export function importRunnerOf(deps: Deps) {
-  let r = runners.get(deps)
-  if (!r) {
-    let running: Promise<void> | null = null
-    let again = false
-    const kick = (): Promise<void> => {
-      if (running) {
-        again = true
-        return running
-      }
-      running = (async () => {
-        do {
-          again = false
-          await runImports(deps).catch((e) => deps.log.error('import runner failed', { error: String(e) }))
-        } while (again)
-      })().finally(() => (running = null))
+/**
+ * This process's import runner (`Deps.imports`, built once by `withServices`): `kick` after an
+ * upload starts it now (one loop at a time); IMPORT_CRON picks up the rest.
+ */
+export function createImportRunner(deps: Deps): Runner {
+  let running: Promise<void> | null = null
+  let again = false
+  const kick = (): Promise<void> => {
+    if (running) {
+      again = true
       return running
     }
-    r = { kick }
-    runners.set(deps, r)
+    running = (async () => {
+      do {
+        again = false
+        await runImports(deps).catch((e) => deps.log.error('import runner failed', { error: String(e) }))
+      } while (again)
+    })().finally(() => (running = null))
+    return running
   }
-  return r
+  return { kick }
 }

@@ -11,7 +11,6 @@ import { checkUpload, cleanFileName, parseForm, withUpload } from '../../storage
 import { CourseParams } from '../../http/params.ts'
 import { contentDisposition } from '../../storage/download.ts'
 import { exportCourse } from './export.ts'
-import { importRunnerOf } from './job.ts'
 import { ImportForm, ImportJob, ImportParams } from './model.ts'
 import * as q from './queries.ts'
 
@@ -55,7 +54,7 @@ export function transferRoutes(deps: Deps) {
             now: clock.now(),
           })
         })
-        void importRunnerOf(deps).kick()
+        void deps.imports.kick()
         set.status = 202
         set.headers['location'] = `/api/v1/courses/imports/${job.id}`
         return ok(toImport(job, request), 'Import queued.')

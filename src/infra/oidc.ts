@@ -1,5 +1,5 @@
 import * as oidc from 'openid-client'
-import type { OidcConfig } from '../../config.ts'
+import type { OidcConfig } from '../config.ts'
 
 /** The claims single sign-on reads: the ID token's, completed by the userinfo endpoint's. */
 export type Claims = Record<string, unknown> & { sub: string }

@@ -1,6 +1,5 @@
-import type { Deps } from './deps.ts'
-import { emailChannel } from './modules/email/channel.ts'
-import type { Channel } from './modules/notifications/channel.ts'
+import type { Channel, Deps } from '../deps.ts'
+import { emailChannel } from '../modules/email/channel.ts'
 
 /**
  * THE channel list: every way a notification leaves the service besides the inbox and the live
@@ -10,5 +9,5 @@ import type { Channel } from './modules/notifications/channel.ts'
  */
 export const CHANNELS: readonly Channel[] = [emailChannel]
 
-/** The channels this process delivers on (their switches are on Deps). */
+/** The channels this process delivers on (their switches are on Deps): `Deps.channels`, set by `withServices`. */
 export const channelsOn = (deps: Deps, all: readonly Channel[] = CHANNELS): Channel[] => all.filter((c) => c.enabled(deps))

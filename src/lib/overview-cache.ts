@@ -1,12 +1,10 @@
-import type { Deps } from '../../deps.ts'
-import { countGradebookCache } from '../../metrics.ts'
-
 /**
  * Serialised grade overviews by course, page and gradebook version (sql/030), least recently
  * used first out, bounded by bytes. An entry is only ever served for the version it was built
  * from: the version is read in the same snapshot as the request's data, so a hit is exactly what
- * a fresh build would write, on any instance. One per app (`overviewCacheFor`); GRADEBOOK_CACHE_MB = 0
- * turns it off.
+ * a fresh build would write, on any instance. One per app, built by `withServices`
+ * (src/services/index.ts) and passed as `Deps.overviewCache`; GRADEBOOK_CACHE_MB = 0 turns it off
+ * (null). Each lookup is reported to `count` (the metrics counter, given by the composition root).
  */
 export interface CachedOverview {
   version: string
@@ -27,23 +25,29 @@ export interface CachedOverview {
 /** Whether `entry` was built in the same due-time span as `now` (see `CachedOverview.after`). */
 export const holdsAt = (entry: Pick<CachedOverview, 'after' | 'until'>, now: number) => now > entry.after && now <= entry.until
 
+/** What a lookup found: a fresh entry, nothing usable, or another request's build under way. */
+export type CacheLookup = 'hit' | 'miss' | 'shared'
+
 export class OverviewCache {
   private readonly entries = new Map<string, CachedOverview>()
   private readonly inFlight = new Map<string, Promise<CachedOverview>>()
   private bytes = 0
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly count: (result: CacheLookup) => void = () => {},
+  ) {}
 
   get(key: string, version: string, now: number): CachedOverview | undefined {
     const entry = this.entries.get(key)
     if (!entry || entry.version !== version || !holdsAt(entry, now)) {
-      countGradebookCache('miss')
+      this.count('miss')
       return undefined
     }
     // Most recently used last.
     this.entries.delete(key)
     this.entries.set(key, entry)
-    countGradebookCache('hit')
+    this.count('hit')
     return entry
   }
 
@@ -66,7 +70,7 @@ export class OverviewCache {
   /** The build of `key` at `version` under way on this instance, if any. */
   building(key: string, version: string): Promise<CachedOverview> | undefined {
     const pending = this.inFlight.get(`${key}@${version}`)
-    if (pending) countGradebookCache('shared')
+    if (pending) this.count('shared')
     return pending
   }
 
@@ -81,21 +85,4 @@ export class OverviewCache {
   get size() {
     return { entries: this.entries.size, bytes: this.bytes }
   }
-}
-
-const caches = new WeakMap<Deps, OverviewCache | null>()
-
-/**
- * The app's cache: its routes are mounted under two prefixes (`/api/v1`, `/core/api/v1`), and
- * the route function runs for each, so the cache is kept per Deps (one per app) rather than made
- * by the route: one GRADEBOOK_CACHE_MB in all, and a build through one prefix is a hit through
- * the other. Null when GRADEBOOK_CACHE_MB is 0.
- */
-export function overviewCacheFor(deps: Deps): OverviewCache | null {
-  let cache = caches.get(deps)
-  if (cache === undefined) {
-    cache = deps.config.gradebookCacheBytes > 0 ? new OverviewCache(deps.config.gradebookCacheBytes) : null
-    caches.set(deps, cache)
-  }
-  return cache
 }
