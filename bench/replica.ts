@@ -11,6 +11,7 @@
 import { connectReplica } from '../src/db/connect.ts'
 import { createReadRouter } from '../src/db/replica.ts'
 import { createLogger } from '../src/lib/log.ts'
+import { sessionUser } from '../src/http/auth.ts'
 import { signUp, teacherWithCourse, testApp, testDatabase, type Client } from '../test/support/harness.ts'
 import { startReplica } from '../test/support/replica.ts'
 
@@ -75,6 +76,18 @@ for (let i = 0; i < 50; i++) {
   onPrimary += counts.primary
 }
 rows.push(`a read right after the reader's own write: ${onPrimary} of 50 on the primary`)
+// The session statement alone, with and without the marker subquery, one at a time.
+const [session] = await db.sql<{ id: string }[]>`select id from sessions where user_id = ${student.id} order by created_at desc limit 1`
+for (let round = 1; round <= 2; round++) {
+  const per = async (marker: boolean) => {
+    const t = performance.now()
+    for (let i = 0; i < N; i++) await sessionUser(db.sql, session!.id, new Date(), { marker })
+    return ((performance.now() - t) / N) * 1000
+  }
+  const without = await per(false)
+  const withMarker = await per(true)
+  rows.push(`round ${round}: session statement alone: ${without.toFixed(0)} µs without the marker, ${withMarker.toFixed(0)} µs with it (${(withMarker / without).toFixed(2)})`)
+}
 console.log(rows.join('\n'))
 await replicaSql.end({ timeout: 1 })
 await replica.destroy()
