@@ -4,6 +4,7 @@ import { createReadRouter, lsnReached, parseLsn, type ReadRouter } from '../../s
 import { createLogger } from '../../src/lib/log.ts'
 import { countReplicaRead, registry, setReplicaState } from '../../src/metrics.ts'
 import { signUp, teacherWithCourse, testApp, testDatabase, usingExternalDb, type TestContext } from '../support/harness.ts'
+import { freePort, startService } from '../support/processes.ts'
 import { startReplica, type Replica } from '../support/replica.ts'
 import { eventually } from '../support/wait.ts'
 
@@ -235,4 +236,31 @@ describe.skipIf(!usingExternalDb())('a streaming read replica (PostgreSQL pass)'
       { timeoutMs: 15_000 },
     )
   })
+
+  test('server.ts wires DATABASE_REPLICA_URL: reads on the replica in the metrics, a stopped replica logged once and answered from the primary', async () => {
+    const url = process.env.DATABASE_URL!
+    const metricsPort = await freePort()
+    const svc = await startService({
+      env: { DATABASE_URL: url, DATABASE_REPLICA_URL: replica.through(url), JWT_SECRET: 'replica-process-secret-0123456789abcdef', METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info', REMINDER_SCAN_CRON: 'off' },
+    })
+    try {
+      const student = await signUp(svc.api, 'STUDENT')
+      await eventually(async () => {
+        expect((await svc.api.get('/courses', { token: student.token })).status).toBe(200)
+        const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+        expect(metrics).toMatch(/db_replica_reads_total\{target="replica",reason="current"\} [1-9]/)
+        expect(metrics).toContain('db_replica_state{state="current"} 1')
+      })
+      await replica.stop()
+      try {
+        for (let i = 0; i < 3; i++) expect((await svc.api.get('/courses', { token: student.token })).status).toBe(200)
+        const logged = svc.output().split('\n').filter((l) => l.includes('read replica unreachable'))
+        expect(logged).toHaveLength(1)
+      } finally {
+        await replica.start()
+      }
+    } finally {
+      await svc.stop()
+    }
+  }, 60_000)
 })
