@@ -109,6 +109,18 @@ const EnvSchema = z
       .transform((v) => (v ? v : undefined))
       .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'a postgres:// or postgresql:// URL'),
     DATABASE_POOLED: bool.optional(),
+    // A streaming read replica for the read-heavy routes (issue 55, src/db/replica.ts); pooled
+    // like DATABASE_URL when DATABASE_POOLED is on. A replica further behind the primary than
+    // REPLICA_MAX_LAG_MS serves nothing; one that cannot be reached is retried after
+    // REPLICA_RETRY_SECONDS.
+    DATABASE_REPLICA_URL: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'a postgres:// or postgresql:// URL'),
+    REPLICA_MAX_LAG_MS: int(0, 600_000).default(1000),
+    REPLICA_RETRY_SECONDS: int(1, 3600).default(5),
     DATABASE_LISTEN_URL: z
       .string()
       .trim()
@@ -182,6 +194,9 @@ const EnvSchema = z
     if (!env.PASSWORD_LOGIN && !env.OIDC_ISSUER) {
       ctx.addIssue({ code: 'custom', path: ['PASSWORD_LOGIN'], message: 'may be false only with single sign-on configured (OIDC_ISSUER), else nobody can log in' })
     }
+    if (env.DATABASE_REPLICA_URL && !env.DATABASE_URL) {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URL'], message: 'needs DATABASE_URL (the embedded database has no replica)' })
+    }
     if (env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({
         code: 'custom',
@@ -254,6 +269,12 @@ export interface Config {
   databaseDirectUrl: string | undefined
   /** DATABASE_POOLED: DATABASE_URL goes through a transaction-mode pooler (no prepared statements). */
   databasePooled: boolean
+  /** DATABASE_REPLICA_URL: a streaming read replica for the read-heavy routes (src/db/replica.ts). */
+  databaseReplicaUrl: string | undefined
+  /** REPLICA_MAX_LAG_MS: a replica further behind than this serves no reads. */
+  replicaMaxLagMs: number
+  /** REPLICA_RETRY_SECONDS: an unreachable replica is tried again after this long. */
+  replicaRetrySeconds: number
   streamHeartbeatSeconds: number
   smtpUrl: string | undefined
   mailFrom: string
@@ -360,6 +381,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseListenUrl: e.DATABASE_DIRECT_URL ?? e.DATABASE_LISTEN_URL,
     databaseDirectUrl: e.DATABASE_DIRECT_URL,
     databasePooled: e.DATABASE_POOLED ?? Boolean(e.DATABASE_DIRECT_URL),
+    databaseReplicaUrl: e.DATABASE_REPLICA_URL,
+    replicaMaxLagMs: e.REPLICA_MAX_LAG_MS,
+    replicaRetrySeconds: e.REPLICA_RETRY_SECONDS,
     streamHeartbeatSeconds: e.STREAM_HEARTBEAT_SECONDS,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,

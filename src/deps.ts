@@ -2,6 +2,7 @@ import type { Config } from './config.ts'
 import type { DatabaseCapability, Fragment, Sql, TxSql } from './db/connect.ts'
 import type { OidcClient } from './infra/oidc.ts'
 import type { Locale } from './i18n/locale.ts'
+import type { ReadRouter } from './db/replica.ts'
 import type { Clock } from './lib/clock.ts'
 import type { Fanout } from './lib/fanout.ts'
 import type { Logger } from './lib/log.ts'
@@ -17,6 +18,12 @@ export interface Deps {
    * (issue 55). Absent: `sql` is direct.
    */
   direct?: Sql
+  /**
+   * A streaming read replica (DATABASE_REPLICA_URL, issue 55): the read-heavy routes read through
+   * it (`onReplica` in src/db/replica.ts), which falls back to `sql` for a user's own recent
+   * writes, a lagging or an unreachable replica. Absent: every read on `sql`.
+   */
+  read?: ReadRouter
   /** The database's mode and size (embedded: one connection, no LISTEN). */
   db: DatabaseCapability
   config: Config & { jwtSecret: string }

@@ -55,6 +55,42 @@ const sseStreams = new Gauge({
   registers: [registry],
 })
 
+const dbReads = new Counter({
+  name: 'db_replica_reads_total',
+  help: 'Reads of the replica-capable routes (DATABASE_REPLICA_URL), by where they ran (replica, primary) and why: current (the replica served), marker (the reader\'s own recent write), lagging, down, unknown (not checked yet), failed (the replica failed under the read).',
+  labelNames: ['target', 'reason'] as const,
+  registers: [registry],
+})
+const replicaState = new Gauge({
+  name: 'db_replica_state',
+  help: 'The read replica\'s state on this instance: 1 for the current one of unknown, current, lagging, down.',
+  labelNames: ['state'] as const,
+  registers: [registry],
+})
+const replicaLag = new Gauge({
+  name: 'db_replica_lag_seconds',
+  help: 'How far behind the primary the read replica was at its last check (a lower bound when lagging; NaN when unknown or down).',
+  registers: [registry],
+})
+
+/** One read of a replica-capable route (src/db/replica.ts). */
+export function countReplicaRead(target: 'replica' | 'primary', reason: string) {
+  dbReads.inc({ target, reason })
+}
+
+/** This process's replica-capable reads so far, by `target/reason` (tests read deltas). */
+export async function replicaReadCounts(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {}
+  for (const v of (await dbReads.get()).values) out[`${v.labels.target}/${v.labels.reason}`] = v.value
+  return out
+}
+
+/** The replica's state after a check (src/db/replica.ts). */
+export function setReplicaState(status: { state: string; lagMs: number | null }) {
+  for (const s of ['unknown', 'current', 'lagging', 'down']) replicaState.set({ state: s }, s === status.state ? 1 : 0)
+  replicaLag.set(status.lagMs === null ? Number.NaN : status.lagMs / 1000)
+}
+
 // Collected by one query at scrape time (shared by the four gauges of a scrape).
 interface ScrapeState {
   due: number

@@ -1,6 +1,7 @@
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
-import { connectDatabase } from './db/connect.ts'
+import { connectDatabase, connectReplica } from './db/connect.ts'
+import { createReadRouter } from './db/replica.ts'
 import { migrate } from './db/migrate.ts'
 import type { Deps, Lifecycle } from './deps.ts'
 import { backupJob, backupTaker, defaultJobs, scheduler, stopJobs } from './jobs.ts'
@@ -13,7 +14,7 @@ import { bodyCeiling, isConnectionError, onUnhandledRejection } from './http/plu
 import { isStorageFull } from './http/errors.ts'
 import { databaseHost, DatabaseStartTimeout, retryStart, waitForDatabase } from './db/wait-start.ts'
 import { serveWhileStarting } from './http/starting.ts'
-import { serveMetrics } from './metrics.ts'
+import { countReplicaRead, serveMetrics, setReplicaState } from './metrics.ts'
 import { embeddedJwtSecret } from './secrets.ts'
 import { createStorage } from './storage/create.ts'
 
@@ -103,9 +104,28 @@ try {
   cannotStart(isStorageFull(e) ? 'cannot start: the disk under DATA_DIR is full' : 'cannot start: DATA_DIR cannot be used', e)
 }
 const lifecycle: Lifecycle = { draining: false }
+// A streaming read replica (issue 55): the read-heavy routes read through `read`, which falls back
+// to the primary for a user's own recent writes, a lagging or an unreachable replica. Its pool
+// is made lazily by postgres.js: a replica that is down at start costs nothing but a warning.
+const replicaSql =
+  config.databaseReplicaUrl && db.kind === 'external'
+    ? connectReplica(config.databaseReplicaUrl, config.dbPoolMax, { connectTimeoutSeconds: config.dbConnectTimeoutSeconds, pooled: config.databasePooled })
+    : undefined
+if (replicaSql) log.info('read replica configured', { maxLagMs: config.replicaMaxLagMs, retrySeconds: config.replicaRetrySeconds })
+const read = replicaSql
+  ? createReadRouter({
+      primary: db.sql,
+      replica: replicaSql,
+      log,
+      maxLagMs: config.replicaMaxLagMs,
+      retryMs: config.replicaRetrySeconds * 1000,
+      observe: { read: countReplicaRead, state: setReplicaState },
+    })
+  : undefined
 const deps: Deps = withServices({
   sql: db.sql,
   ...(db.direct !== db.sql ? { direct: db.direct } : {}),
+  ...(read ? { read } : {}),
   db: db.capability,
   config: { ...config, jwtSecret },
   emailEnabled: Boolean(config.smtpUrl),
@@ -191,6 +211,7 @@ async function shutdown(signal: string) {
   // A forgot-password mail being queued finishes (the answer has gone).
   await deps.background.settled()
   await db.close()
+  await replicaSql?.end({ timeout: 5 })
   await removePidFile()
   log.info('stopped', { durationMs: Math.round(performance.now() - started) })
   process.exit(0)

@@ -92,6 +92,23 @@ export async function connectExternal(url: string, max: number, opts: ConnectOpt
   }
 }
 
+/**
+ * A pool on DATABASE_REPLICA_URL (issue 55, src/db/replica.ts): options as DATABASE_URL's (a
+ * pooled replica URL when `pooled`), its own name in pg_stat_activity.
+ */
+export function connectReplica(url: string, max: number, opts: Omit<ConnectOptions, 'directUrl'> = {}): Sql {
+  return postgres(url, {
+    ...common,
+    idle_timeout: 30,
+    max_lifetime: 600,
+    connect_timeout: opts.connectTimeoutSeconds ?? 2,
+    backoff: RECONNECT_BACKOFF_SECONDS,
+    max,
+    prepare: !(opts.pooled ?? false),
+    connection: { application_name: 'course-learning-service replica' },
+  })
+}
+
 const SOCKET_DIR_PREFIX = 'cls-pg-'
 const OWNER_FILE = 'owner.pid'
 const SOCKET_FILE = '.s.PGSQL.5432'

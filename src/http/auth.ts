@@ -29,6 +29,7 @@ interface SessionRow {
   created_at: Date
   locale: string | null
   email_verified: boolean
+  write_lsn?: string | null
 }
 
 /** How stale `sessions.last_used_at` may get: it is written at most once this often per session. */
@@ -45,7 +46,8 @@ const guardedDetail: DocumentDecoration = { security, responses: { 401: errorRes
 
 // The `auth` macro has run before a dependent macro (`auth: true`), but its output is not in
 // the dependent macro's static type.
-type Authenticated = { user: CurrentUser; sessionId: string }
+// `writeLsn`: the user's read-your-writes marker (src/db/replica.ts), read only with a replica.
+type Authenticated = { user: CurrentUser; sessionId: string; writeLsn: string | null }
 
 /**
  * Signs and verifies session tokens (HS256 JWTs) with @elysiajs/jwt. Given the secret as bytes,
@@ -110,12 +112,26 @@ export const requestToken = (request: Request) =>
  * same statement records the session's use, at most once a minute, so a session list can show
  * "last used" without a write per request.
  */
-export async function sessionUser(sql: Sql, sid: string, now: Date): Promise<Authenticated | null> {
-  const [row] = await sql<SessionRow[]>`
+export async function sessionUser(sql: Sql, sid: string, now: Date, opts: { marker?: boolean } = {}): Promise<Authenticated | null> {
+  const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS)
+  // With a read replica (issue 55) the same statement reads the user's read-your-writes marker.
+  const [row] = opts.marker
+    ? await sql<SessionRow[]>`
     with touched as (
       update sessions set last_used_at = ${now}
        where id = ${sid} and revoked_at is null and expires_at > ${now}
-         and (last_used_at is null or last_used_at <= ${new Date(now.getTime() - LAST_USED_RESOLUTION_MS)})
+         and (last_used_at is null or last_used_at <= ${stale})
+      returning id
+    )
+    select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at, u.locale, u.email_verified,
+           (select m.lsn::text from replica_markers m where m.user_id = u.id) as write_lsn
+      from sessions s join users u on u.id = s.user_id
+     where s.id = ${sid} and s.revoked_at is null and s.expires_at > ${now}`
+    : await sql<SessionRow[]>`
+    with touched as (
+      update sessions set last_used_at = ${now}
+       where id = ${sid} and revoked_at is null and expires_at > ${now}
+         and (last_used_at is null or last_used_at <= ${stale})
       returning id
     )
     select s.id as session_id, u.id, u.username, u.email, u.display_name, u.role, u.created_at, u.locale, u.email_verified
@@ -132,7 +148,7 @@ export async function sessionUser(sql: Sql, sid: string, now: Date): Promise<Aut
     locale: isLocale(row.locale) ? row.locale : null,
     emailVerified: row.email_verified,
   }
-  return { user, sessionId: row.session_id }
+  return { user, sessionId: row.session_id, writeLsn: row.write_lsn ?? null }
 }
 
 /**
@@ -188,12 +204,14 @@ export class VerifiedTokens<P extends { exp?: unknown; nbf?: unknown }> {
 /** What the auth plugin uses of `Deps` (named here, so http imports nothing of src/deps.ts). */
 export interface AuthDeps {
   sql: Sql
+  /** A read replica (issue 55): markers are read with the session and written after a write request. */
+  read?: { record(userId: string): Promise<void> }
   clock: Clock
   config: { jwtSecret: string }
 }
 
 export function authPlugin(deps: AuthDeps) {
-  const { sql, clock } = deps
+  const { sql, clock, read } = deps
   const tokens = tokenSigner(deps.config.jwtSecret)
   type Payload = Exclude<Awaited<ReturnType<typeof tokens.verify>>, false>
   const verified = new VerifiedTokens<Payload>()
@@ -215,7 +233,7 @@ export function authPlugin(deps: AuthDeps) {
     const sid = payload && typeof payload.sid === 'string' ? payload.sid : null
     // A well-signed token always names a UUID; anything else never reaches SQL.
     if (!sid || !UUID.test(sid)) throw unauthenticated()
-    const who = await sessionUser(sql, sid, now)
+    const who = await sessionUser(sql, sid, now, { marker: Boolean(read) })
     if (!who) throw unauthenticated()
     return who
   }
@@ -239,6 +257,18 @@ export function authPlugin(deps: AuthDeps) {
           if (!who) throw unauthenticated()
           return who
         },
+        // Read-your-writes with a replica (src/db/replica.ts): once a request that may have
+        // written has been handled, and before its answer leaves, the primary's WAL position
+        // becomes the user's marker, so their next read waits for a replica that has it.
+        ...(read
+          ? {
+              async afterHandle({ request }: { request: Request }) {
+                if (READ_METHODS.has(request.method)) return
+                const who = authenticated.get(request)
+                if (who) await read.record(who.user.id)
+              },
+            }
+          : {}),
       },
     })
     .macro({

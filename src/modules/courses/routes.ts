@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { Deps } from '../../deps.ts'
+import { onReplica } from '../../db/replica.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { CourseParams } from '../../http/params.ts'
@@ -29,7 +30,8 @@ export function courseRoutes(deps: Deps) {
         },
       },
     )
-    .get('', async ({ user, query }) => ok(await service.listMyCourses(sql, user, query.archived === 'true')), {
+    // Read-heavy routes read through the replica when one is configured (issue 55).
+    .get('', async ({ user, query, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => service.listMyCourses(db, user, query.archived === 'true'))), {
       auth: true,
       query: CourseListQuery,
       response: { 200: envelope(z.array(Course)) },

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps.ts'
+import { onReplica } from '../../db/replica.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { ifNoneMatch } from '../../http/conditional.ts'
 import { envelope } from '../../http/envelope.ts'
@@ -20,18 +21,21 @@ export function gradeRoutes(deps: Deps) {
     .use(authPlugin(deps))
     .get(
       '/courses/:courseId/grades/overview',
-      async ({ course, query, headers }) => {
-        const outcome = await service.overviewBody(sql, course.id, query, clock.now(), cache, check, config.gradebookStreamStudents)
-        // ETag from the body's hash (or, streamed, from the gradebook version): the browser
-        // revalidates (no-cache) and gets 304 while the gradebook is unchanged, from any instance.
-        const common = { etag: outcome.etag, 'cache-control': 'private, no-cache' }
-        if (ifNoneMatch(headers['if-none-match'], outcome.etag)) return new Response(null, { status: 304, headers: common })
-        const body =
-          'open' in outcome
-            ? await outcome.open((e) => log.error('grade overview stream failed', { courseId: course.id, error: String((e as Error)?.message ?? e) }))
-            : outcome.body
-        return new Response(body, { headers: { ...common, 'content-type': 'application/json;charset=utf-8' } })
-      },
+      // Through the replica when one is configured (issue 55); a streamed overview is opened
+      // inside, so a replica that fails before the first rows leaves it to the primary.
+      async ({ course, query, headers, writeLsn }) =>
+        onReplica(deps, writeLsn, async (db) => {
+          const outcome = await service.overviewBody(db, course.id, query, clock.now(), cache, check, config.gradebookStreamStudents)
+          // ETag from the body's hash (or, streamed, from the gradebook version): the browser
+          // revalidates (no-cache) and gets 304 while the gradebook is unchanged, from any instance.
+          const common = { etag: outcome.etag, 'cache-control': 'private, no-cache' }
+          if (ifNoneMatch(headers['if-none-match'], outcome.etag)) return new Response(null, { status: 304, headers: common })
+          const body =
+            'open' in outcome
+              ? await outcome.open((e) => log.error('grade overview stream failed', { courseId: course.id, error: String((e as Error)?.message ?? e) }))
+              : outcome.body
+          return new Response(body, { headers: { ...common, 'content-type': 'application/json;charset=utf-8' } })
+        }),
       {
         course: 'teacher',
         params: CourseParams,
@@ -47,11 +51,11 @@ export function gradeRoutes(deps: Deps) {
     )
     .get(
       '/courses/:courseId/grades/overview.csv',
-      async ({ course }) => {
+      async ({ course, writeLsn }) => {
         const now = clock.now()
-        const body = await service.overviewCsv(sql, course.id, now, service.STREAM_CHUNK, (e) =>
+        const body = await onReplica(deps, writeLsn, (db) => service.overviewCsv(db, course.id, now, service.STREAM_CHUNK, (e) =>
           log.error('grades CSV stream failed', { courseId: course.id, error: String((e as Error)?.message ?? e) }),
-        )
+        ))
         return new Response(body, {
           headers: {
             'content-type': 'text/csv; charset=utf-8',

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps.ts'
+import { onReplica } from '../../db/replica.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { courseAccess } from '../../http/guards.ts'
@@ -13,7 +14,7 @@ export function homeworkRoutes(deps: Deps) {
     .use(authPlugin(deps))
     .get(
       '/courses/:courseId/homeworks',
-      async ({ user, course }) => ok(await homeworkCentre(sql, user.id, clock.now(), { courseId: course.id })),
+      async ({ user, course, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => homeworkCentre(db, user.id, clock.now(), { courseId: course.id }))),
       {
         course: 'member',
         params: CourseParams,
@@ -27,10 +28,10 @@ export function homeworkRoutes(deps: Deps) {
     )
     .get(
       '/homeworks/mine',
-      async ({ user, query }) => {
+      async ({ user, query, writeLsn }) => {
         const now = clock.now()
         if (query.courseId) await courseAccess(sql, query.courseId, user, 'member')
-        return ok(await homeworkCentre(sql, user.id, now, { courseId: query.courseId ?? null, status: query.status }))
+        return ok(await onReplica(deps, writeLsn, (db) => homeworkCentre(db, user.id, now, { courseId: query.courseId ?? null, status: query.status })))
       },
       {
         auth: true,

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { z } from 'zod'
 import type { Deps } from '../../deps.ts'
+import { onReplica } from '../../db/replica.ts'
 import { authPlugin } from '../../http/auth.ts'
 import { envelope, ok } from '../../http/envelope.ts'
 import { OptionalPageQuery, pageOf } from '../../http/pagination.ts'
@@ -45,7 +46,8 @@ function structureRoutes(deps: Deps) {
   const { sql, clock } = deps
   return new Elysia({ prefix: '/courses/:courseId/learning', tags: ['Learning'] })
     .use(authPlugin(deps))
-    .get('', async ({ course }) => ok(await structure.learningTree(sql, course)), {
+    // Read-heavy routes read through the replica when one is configured (issue 55).
+    .get('', async ({ course, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => structure.learningTree(db, course))), {
       course: 'member',
       params: CourseParams,
       response: { 200: envelope(LearningTree) },
@@ -148,7 +150,7 @@ function structureRoutes(deps: Deps) {
         },
       },
     )
-    .get('/tasks/:taskId', async ({ course, params }) => ok(await structure.getTask(sql, course, params.taskId)), {
+    .get('/tasks/:taskId', async ({ course, params, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => structure.getTask(db, course, params.taskId))), {
       course: 'member',
       params: idParams('courseId', 'taskId'),
       response: { 200: envelope(Task) },
@@ -329,7 +331,7 @@ function submissionRoutes(deps: Deps) {
         },
       },
     )
-    .get('/overview', async ({ course, user, query }) => ok(await submissions.overview(sql, course, user, query)), {
+    .get('/overview', async ({ course, user, query, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => submissions.overview(db, course, user, query))), {
       course: 'member',
       params: CourseParams,
       query: OptionalPageQuery,
