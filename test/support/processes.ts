@@ -161,6 +161,18 @@ export function twoInstances(
   return two
 }
 
+/**
+ * A list whose entries (live streams, say) are closed after the file's tests, before the two
+ * instances stop: `const readers: SseReader[] = closedAfter(two)`.
+ */
+export function closedAfter<T extends { close(): Promise<unknown> }>(two: TwoInstances): T[] {
+  const open: T[] = []
+  two.closers.push(async () => {
+    for (const o of open) await o.close()
+  })
+  return open
+}
+
 /** A fresh database on the local PostgreSQL server for a multi-process test; dropped by `drop()`. */
 export async function scratchDatabase(prefix = 'cls_t'): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
