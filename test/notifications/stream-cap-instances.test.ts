@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { SseReader } from '../notifications/sse.ts'
+import { SseReader } from './sse.ts'
 import { signUp } from '../support/harness.ts'
 import { closedAfter, twoInstances, type ServiceProcess } from '../support/processes.ts'
 import { waitFor } from '../support/wait.ts'
