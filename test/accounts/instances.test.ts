@@ -17,14 +17,7 @@ describe.skipIf(!process.env.DATABASE_URL)('account sessions across two service 
   beforeAll(async () => {
     smtp = await TestSmtp.start()
     db = await scratchDatabase('cls_acct')
-    const env = {
-      DATABASE_URL: db.url,
-      JWT_SECRET: 'two-instances-secret-0123456789abcdef',
-      REMINDER_SCAN_CRON: 'off',
-      SMTP_URL: smtp.url,
-      PUBLIC_URL: 'https://learn.example.test',
-      MAIL_SEND_CRON: '* * * * * *',
-    }
+    const env = smtp.senderEnv(db.url)
     a = await startService({ env })
     b = await startService({ env })
   }, 90_000)

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { SseReader } from '../notifications/sse.ts'
 import { signUp } from '../support/harness.ts'
-import { twoInstances, type ServiceProcess } from '../support/processes.ts'
+import { closedAfter, twoInstances, type ServiceProcess } from '../support/processes.ts'
 
 /*
  * Two real service processes on one PostgreSQL database: a private comment written through B
@@ -11,14 +11,9 @@ import { twoInstances, type ServiceProcess } from '../support/processes.ts'
  */
 describe.skipIf(!process.env.DATABASE_URL)('comment notifications on the live stream across two instances', () => {
   const two = twoInstances('cls_comments_sse', { JWT_SECRET: 'two-instances-secret-0123456789abcdef', REMINDER_SCAN_CRON: 'off', STREAM_HEARTBEAT_SECONDS: '1' })
+  const readers: SseReader[] = closedAfter(two)
   let a: ServiceProcess, b: ServiceProcess
-  const readers: SseReader[] = []
-  beforeAll(() => {
-    ;({ a, b } = two)
-    two.closers.push(async () => {
-      for (const r of readers) await r.close()
-    })
-  })
+  beforeAll(() => void ({ a, b } = two))
 
   const stream = async (svc: ServiceProcess, token: string) => {
     const res = await fetch(`${svc.url}/api/v1/notifications/stream`, { headers: { authorization: `Bearer ${token}` } })

@@ -1,7 +1,7 @@
 import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp } from '../support/harness.ts'
-import { expectNoErrors, hasChromium, openTab, serverAndBrowser } from './support.ts'
+import { expectNoErrors, hasChromium, logIn, openTab, PHONE, serverAndBrowser } from './support.ts'
 
 // A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
 setDefaultTimeout(60_000)
@@ -10,7 +10,6 @@ setDefaultTimeout(60_000)
  * Issue 29.10 in Chromium at 390 px: the announcement form's "Publishing notifies N students"
  * follows the class without a reload (it said 0 with 3 enrolled), and co-teachers are not counted.
  */
-const PHONE = { width: 390, height: 844 }
 const LANGS = [
   { locale: 'en-GB', hint: (n: number) => `Publishing notifies ${n} student${n === 1 ? '' : 's'}.` },
   { locale: 'zh-CN', hint: (n: number) => `发布后将通知 ${n} 名学生。` },
@@ -26,11 +25,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: whom an announcement n
       const course = await insertCourse(server.deps.sql, teacher.id, 'Optics')
       const tab = await openTab(browser, server.baseUrl, { viewport: PHONE, locale })
       const { page } = tab
-      await page.goto('/login')
-      await page.locator('input').first().fill(teacher.username)
-      await page.locator('input[type="password"]').fill(teacher.password)
-      await page.locator('button[type="submit"]').click()
-      await page.waitForURL('**/courses')
+      await logIn(page, teacher)
       await page.goto(`/courses/${course.id}/manage?tab=announcements`)
       await page.getByText(hint(0)).waitFor()
 

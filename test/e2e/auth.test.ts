@@ -1,36 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Browser } from 'playwright-core'
+import { describe, expect, test } from 'bun:test'
 import { waitFor } from '../support/wait.ts'
-import {
-  expectAccessible,
-  expectNoErrors,
-  hasChromium,
-  launchBrowser,
-  loginViaUi,
-  openTab,
-  PASSWORD,
-  registerViaUi,
-  startServer,
-  uniqueName,
-  type Server,
-} from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, PASSWORD, registerViaUi, serverAndBrowser, uniqueName } from './support.ts'
 
 describe.skipIf(!hasChromium)('web front end in Chromium: accounts', () => {
-  let server: Server
-  let browser: Browser
-
-  beforeAll(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-  }, 60_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+  const suite = serverAndBrowser()
 
   test('register, land on /courses, log out to /login, log in again', async () => {
-    const tab = await openTab(browser, server.baseUrl)
+    const tab = await openTab(suite.browser, suite.server.baseUrl)
     const { page } = tab
     const username = uniqueName('stu')
 
@@ -63,10 +39,10 @@ describe.skipIf(!hasChromium)('web front end in Chromium: accounts', () => {
 
   test('a 401 sends the person to /login?next=… with a hint, and login returns them there', async () => {
     const username = uniqueName('t')
-    const reg = await server.api.post('/auth/register', { json: { username, email: `${username}@example.test`, password: PASSWORD, role: 'TEACHER' } })
+    const reg = await suite.server.api.post('/auth/register', { json: { username, email: `${username}@example.test`, password: PASSWORD, role: 'TEACHER' } })
     expect(reg.status).toBe(201)
 
-    const tab = await openTab(browser, server.baseUrl)
+    const tab = await openTab(suite.browser, suite.server.baseUrl)
     const { page } = tab
     await page.goto('/messages?from=mail')
     await page.waitForURL((u) => u.pathname === '/login')
@@ -83,7 +59,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: accounts', () => {
   }, 60_000)
 
   test('an expired login in the middle of a session also redirects with next', async () => {
-    const tab = await openTab(browser, server.baseUrl)
+    const tab = await openTab(suite.browser, suite.server.baseUrl)
     const { page } = tab
     await registerViaUi(page, { username: uniqueName('s'), role: 'STUDENT' })
     await page.waitForURL('**/courses')
@@ -102,7 +78,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: accounts', () => {
   }, 60_000)
 
   test('forms explain what is wrong', async () => {
-    const tab = await openTab(browser, server.baseUrl)
+    const tab = await openTab(suite.browser, suite.server.baseUrl)
     const { page } = tab
     await page.goto('/register')
     await page.getByRole('button', { name: 'Create account' }).click()
@@ -122,7 +98,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: accounts', () => {
 
     // A taken username comes back from the API and lands on the field.
     const taken = uniqueName('dup')
-    expect((await server.api.post('/auth/register', { json: { username: taken, email: `${taken}@example.test`, password: PASSWORD } })).status).toBe(201)
+    expect((await suite.server.api.post('/auth/register', { json: { username: taken, email: `${taken}@example.test`, password: PASSWORD } })).status).toBe(201)
     await page.getByLabel('Username').fill(taken)
     await page.getByLabel('Email').fill(`${taken}-2@example.test`)
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
@@ -144,8 +120,8 @@ describe.skipIf(!hasChromium)('web front end in Chromium: accounts', () => {
 
   test('keyboard only: log in with Tab and Enter', async () => {
     const username = uniqueName('k')
-    expect((await server.api.post('/auth/register', { json: { username, email: `${username}@example.test`, password: PASSWORD } })).status).toBe(201)
-    const tab = await openTab(browser, server.baseUrl)
+    expect((await suite.server.api.post('/auth/register', { json: { username, email: `${username}@example.test`, password: PASSWORD } })).status).toBe(201)
+    const tab = await openTab(suite.browser, suite.server.baseUrl)
     const { page } = tab
     await page.goto('/login')
     await page.getByLabel('Username or email').waitFor()
@@ -161,7 +137,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: accounts', () => {
   }, 60_000)
 
   test('unknown paths show the not-found page; / goes to /courses', async () => {
-    const tab = await openTab(browser, server.baseUrl, { allowDocument404: true })
+    const tab = await openTab(suite.browser, suite.server.baseUrl, { allowDocument404: true })
     const { page } = tab
     const res = await page.goto('/no/such/page')
     expect(res?.status()).toBe(404)
@@ -174,7 +150,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: accounts', () => {
   }, 60_000)
 
   test('phone width: the login and course pages fit without sideways scrolling', async () => {
-    const tab = await openTab(browser, server.baseUrl, { viewport: { width: 375, height: 740 } })
+    const tab = await openTab(suite.browser, suite.server.baseUrl, { viewport: { width: 375, height: 740 } })
     const { page } = tab
     await registerViaUi(page, { username: uniqueName('m'), role: 'TEACHER' })
     await page.waitForURL('**/courses')
@@ -187,7 +163,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: accounts', () => {
   }, 60_000)
 
   test('the login page loads at most 150 KB of JavaScript, gzipped', async () => {
-    const tab = await openTab(browser, server.baseUrl)
+    const tab = await openTab(suite.browser, suite.server.baseUrl)
     const { page } = tab
     const scripts: string[] = []
     page.on('response', (r) => {

@@ -1,6 +1,6 @@
 import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { signUp } from '../support/harness.ts'
-import { hasChromium, openTab, serverAndBrowser } from './support.ts'
+import { hasChromium, logIn, openTab, PHONE, serverAndBrowser } from './support.ts'
 
 // A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
 setDefaultTimeout(60_000)
@@ -10,7 +10,6 @@ setDefaultTimeout(60_000)
  * the reader's language and offers a reload, instead of the browser's raw "Failed to fetch
  * dynamically imported module: …"; once online again the reload shows the page.
  */
-const PHONE = { width: 390, height: 844 }
 const LANGS = [
   { locale: 'en-GB', title: 'This page could not be loaded', reload: 'Reload' },
   { locale: 'zh-CN', title: '页面没能加载', reload: '刷新' },
@@ -25,11 +24,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: a page that cannot loa
       const teacher = await signUp(server.api, 'TEACHER')
       const tab = await openTab(browser, server.baseUrl, { viewport: PHONE, locale })
       const { page, context } = tab
-      await page.goto('/login')
-      await page.locator('input').first().fill(teacher.username)
-      await page.locator('input[type="password"]').fill(teacher.password)
-      await page.locator('button[type="submit"]').click()
-      await page.waitForURL('**/courses')
+      await logIn(page, teacher)
       await context.setOffline(true)
       // The Settings page's code has not been loaded yet: its chunk fails.
       await page.getByTestId('nav-settings').click()

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Browser, Page } from 'playwright-core'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import type { Page } from 'playwright-core'
 import { createPoint, createTask, createUnit, textTask } from '../learning/helpers.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
-import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, startServer, type Server, type Tab } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, logInAs, openTab, serverAndBrowser } from './support.ts'
 
 /*
  * Issue 53 in Chromium: a student asks under a homework, privately and in class; the teacher
@@ -12,16 +12,12 @@ import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaU
  * Then the same thread at phone width in Chinese.
  */
 describe.skipIf(!hasChromium)('web front end in Chromium: comments', () => {
-  let server: Server
-  let browser: Browser
   let teacher: Account, alice: Account
   let courseId: string, taskId: string
-  const tabs: Tab[] = []
 
+  const suite = serverAndBrowser()
   beforeAll(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-    const { api, deps } = server
+    const { api, deps } = suite.server
     ;[teacher, alice] = await Promise.all([signUp(api, 'TEACHER', 'Tess Teacher'), signUp(api, 'STUDENT', 'Alice Wang')])
     courseId = (await insertCourse(deps.sql, teacher.id, 'Mechanics')).id
     await addStudent(deps.sql, courseId, alice.id)
@@ -38,23 +34,11 @@ describe.skipIf(!hasChromium)('web front end in Chromium: comments', () => {
     })).id
   }, 60_000)
 
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close().catch(() => {})
-    await browser?.close()
-    await server?.stop()
-  })
-
   async function tabFor(who: Account, opts: { viewport?: { width: number; height: number }; zh?: boolean } = {}) {
-    const tab = await openTab(browser, server.baseUrl, opts.viewport ? { viewport: opts.viewport } : {})
-    tabs.push(tab)
+    const tab = await openTab(suite.browser, suite.server.baseUrl, opts.viewport ? { viewport: opts.viewport } : {})
+    suite.tabs.push(tab)
     if (opts.zh) await tab.context.addInitScript(() => localStorage.setItem('cls.locale', 'zh-CN'))
-    await tab.page.goto('/login')
-    if (opts.zh) {
-      await tab.page.getByLabel('用户名或邮箱').fill(who.username)
-      await tab.page.getByLabel('密码').fill(who.password)
-      await tab.page.getByRole('button', { name: '登录' }).click()
-    } else await loginViaUi(tab.page, who.username)
-    await tab.page.waitForURL(/\/(courses|homeworks)/)
+    await logInAs(tab.page, who, { zh: opts.zh, landing: /\/(courses|homeworks)/ })
     return tab
   }
   const block = (p: Page, kind: 'class' | 'private') => p.locator(`.task[data-task-id="${taskId}"] [data-comments="${kind}"], [data-comments="${kind}"]`).first()

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
 import { signUp, type Account } from '../support/harness.ts'
-import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, startServer, type Server, type Tab } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, logInAs, openTab, serverAndBrowser } from './support.ts'
 
 setDefaultTimeout(90_000)
 
@@ -12,30 +11,18 @@ setDefaultTimeout(90_000)
  * the course, and finds "Export" on the course's settings.
  */
 describe.skipIf(!hasChromium)('course import in Chromium', () => {
-  let server: Server
-  let browser: Browser
   let teacher: Account
-  const tabs: Tab[] = []
 
+  const suite = serverAndBrowser()
   beforeAll(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-    teacher = await signUp(server.api, 'TEACHER', 'Prof. Import')
+    teacher = await signUp(suite.server.api, 'TEACHER', 'Prof. Import')
   }, 120_000)
 
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close()
-    await browser?.close()
-    await server?.stop()
-  })
-
   test('import a cartridge, read the report, open the course, find Export', async () => {
-    const tab = await openTab(browser, server.baseUrl)
-    tabs.push(tab)
+    const tab = await openTab(suite.browser, suite.server.baseUrl)
+    suite.tabs.push(tab)
     const { page } = tab
-    await page.goto('/login')
-    await loginViaUi(page, teacher.username)
-    await page.waitForURL('**/courses')
+    await logInAs(page, teacher)
     const form = page.getByTestId('import-course')
     await form.getByLabel('Course package').setInputFiles(join(import.meta.dir, '..', 'fixtures', 'import', 'canvas-cc2olx.imscc'))
     await form.getByLabel('Move every date by (days)').fill('30')

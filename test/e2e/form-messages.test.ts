@@ -1,8 +1,7 @@
 import { describe, expect, test, setDefaultTimeout } from 'bun:test'
-import type { Page } from 'playwright-core'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
-import { signUp, type Account } from '../support/harness.ts'
-import { hasChromium, openTab, serverAndBrowser } from './support.ts'
+import { signUp } from '../support/harness.ts'
+import { hasChromium, logIn, openTab, PHONE, serverAndBrowser } from './support.ts'
 
 // A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
 setDefaultTimeout(60_000)
@@ -12,19 +11,10 @@ setDefaultTimeout(60_000)
  * reader's language ("文件：文件为空", not "file：文件为空"), and a title longer than the limit
  * is kept and refused with a message instead of being cut silently at the input.
  */
-const PHONE = { width: 390, height: 844 }
 const LANGS = [
   { locale: 'en-GB', emptyFile: 'File: the file is empty', tooLong: 'At most 120 characters; this has 130. Shorten it.' },
   { locale: 'zh-CN', emptyFile: '文件：文件为空', tooLong: '最多 120 个字符，当前有 130 个，请缩短。' },
 ] as const
-
-async function logIn(page: Page, who: Account) {
-  await page.goto('/login')
-  await page.locator('input').first().fill(who.username)
-  await page.locator('input[type="password"]').fill(who.password)
-  await page.locator('button[type="submit"]').click()
-  await page.waitForURL('**/courses')
-}
 
 describe.skipIf(!hasChromium)('web front end in Chromium: form messages', () => {
   const ctx = serverAndBrowser()

@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { deflateSync } from 'node:zlib'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { choice, createPoint, createTask, createUnit, textTask } from '../learning/helpers.ts'
 import { formOf } from '../storage/helpers.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
 import { eventually } from '../support/wait.ts'
-import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, OffsetClock, openTab, startServer, type Server, type Tab } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, logInAs, OffsetClock, openTab, serverAndBrowser, type Tab } from './support.ts'
 
 /**
  * Issue 29.6 and 29.8 in Chromium: the gradebook at class size (44 students: sticky header and
@@ -78,26 +78,17 @@ const overflowing = (page: Page, root: string) =>
 const LEARNERS = 41
 
 describe.skipIf(!hasChromium)('grading at class size in Chromium', () => {
-  let server: Server
-  let browser: Browser
   let teacher: Account, alice: Account, bob: Account, chen: Account
   let courseId: string
   let essay: any, check: any, project: any, labId: string
   let aliceLab: string
   const clock = new OffsetClock()
-  const tabs: Tab[] = []
 
   async function tabFor(who: Account, opts: { viewport?: { width: number; height: number }; zh?: boolean } = {}) {
-    const tab = await openTab(browser, server.baseUrl, opts.viewport ? { viewport: opts.viewport } : {})
-    tabs.push(tab)
+    const tab = await openTab(suite.browser, suite.server.baseUrl, opts.viewport ? { viewport: opts.viewport } : {})
+    suite.tabs.push(tab)
     if (opts.zh) await tab.context.addInitScript(() => localStorage.setItem('cls.locale', 'zh-CN'))
-    await tab.page.goto('/login')
-    if (opts.zh) await tab.page.getByLabel('用户名或邮箱').fill(who.username)
-    if (opts.zh) {
-      await tab.page.getByLabel('密码').fill(who.password)
-      await tab.page.getByRole('button', { name: '登录' }).click()
-    } else await loginViaUi(tab.page, who.username)
-    await tab.page.waitForURL(/\/(courses|homeworks)/)
+    await logInAs(tab.page, who, { zh: opts.zh, landing: /\/(courses|homeworks)/ })
     return tab
   }
   const gradebook = (p: Page) => p.getByTestId('grade-overview')
@@ -105,10 +96,9 @@ describe.skipIf(!hasChromium)('grading at class size in Chromium', () => {
   const statuses = (p: Page, name: string, columnId: string) =>
     row(p, name).locator(`td[data-cell="${columnId}"] [data-status]`).evaluateAll((els) => els.map((e) => e.getAttribute('data-status')))
 
+  const suite = serverAndBrowser({ clock })
   beforeAll(async () => {
-    server = await startServer({ clock })
-    browser = await launchBrowser()
-    const { api, deps } = server
+    const { api, deps } = suite.server
     ;[teacher, alice, bob, chen] = await Promise.all([
       signUp(api, 'TEACHER', 'Tess Teacher'),
       signUp(api, 'STUDENT', 'Alice Wang'),
@@ -162,12 +152,6 @@ describe.skipIf(!hasChromium)('grading at class size in Chromium', () => {
     const late = await api.post(`/experiments/${labId}/submissions`, { token: bob.token, form: formOf({ file: new File(['t,s\n1,2.0\n'], 'data.csv', { type: 'text/csv' }) }) })
     expect([late.status, late.data.late]).toEqual([201, true])
   }, 120_000)
-
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close()
-    await browser?.close()
-    await server?.stop()
-  }, 30_000)
 
   test('gradebook at 44 students: labels, column kinds, sticky header and names, names whole, sort, filter', async () => {
     const tab = await tabFor(teacher)
@@ -329,7 +313,7 @@ describe.skipIf(!hasChromium)('grading at class size in Chromium', () => {
     await p.getByText('Grade saved.').waitFor()
     await roster.locator('li').filter({ hasText: 'Alice Wang' }).getByText('Graded 77').waitFor()
     expect(await roster.getByText('Unsaved').count()).toBe(0)
-    const stored = await server.api.get(`/experiments/${labId}/submissions?pageSize=50`, { token: teacher.token })
+    const stored = await suite.server.api.get(`/experiments/${labId}/submissions?pageSize=50`, { token: teacher.token })
     expect(stored.data.items.find((s: any) => s.id === aliceLab)).toMatchObject({ score: 77, feedback: expect.stringContaining('error bars') })
     await expectAccessible(p, 'grading an experiment')
     // Quizzes and homework keep an unsaved grade the same way.

@@ -1,38 +1,32 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Browser } from 'playwright-core'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { createPoint, createTask, createUnit, textTask } from '../learning/helpers.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
-import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, startServer, type Server, type Tab } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, logInAs, openTab, PHONE, serverAndBrowser } from './support.ts'
 
 /**
  * Issue 29.7 in Chromium at phone width: a student attaches photos to a homework (one removed
  * again before handing in), hands it in with a line of text, and sees the file listed; the
  * teacher finds it in grading with its preview and download.
  */
-const PHONE = { width: 390, height: 844 }
 const TITLE = 'Worksheet 3: forces'
 
 describe.skipIf(!hasChromium)('homework takes files (issue 29.7)', () => {
-  let server: Server
-  let browser: Browser
   let teacher: Account
   let student: Account
   let course: { id: string }
   let taskId: string
-  const tabs: Tab[] = []
 
+  const suite = serverAndBrowser()
   beforeAll(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-    teacher = await signUp(server.api, 'TEACHER', 'Prof. Lin')
-    student = await signUp(server.api, 'STUDENT', 'Sam Student')
-    course = await insertCourse(server.deps.sql, teacher.id, 'Mechanics')
-    await addStudent(server.deps.sql, course.id, student.id)
+    teacher = await signUp(suite.server.api, 'TEACHER', 'Prof. Lin')
+    student = await signUp(suite.server.api, 'STUDENT', 'Sam Student')
+    course = await insertCourse(suite.server.deps.sql, teacher.id, 'Mechanics')
+    await addStudent(suite.server.deps.sql, course.id, student.id)
     const base = `/courses/${course.id}/learning`
-    const unit = await createUnit(server.api, base, teacher)
-    const point = await createPoint(server.api, base, teacher, unit.id)
-    const task = await createTask(server.api, base, teacher, point.id, {
+    const unit = await createUnit(suite.server.api, base, teacher)
+    const point = await createPoint(suite.server.api, base, teacher, unit.id)
+    const task = await createTask(suite.server.api, base, teacher, point.id, {
       ...textTask,
       title: TITLE,
       taskKind: 'HOMEWORK',
@@ -42,19 +36,11 @@ describe.skipIf(!hasChromium)('homework takes files (issue 29.7)', () => {
     taskId = task.id
   }, 90_000)
 
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close()
-    await browser?.close()
-    await server?.stop()
-  })
-
   test('the student attaches photos (removing one), hands in; the teacher sees the file when grading', async () => {
-    const st = await openTab(browser, server.baseUrl, { viewport: PHONE })
-    tabs.push(st)
+    const st = await openTab(suite.browser, suite.server.baseUrl, { viewport: PHONE })
+    suite.tabs.push(st)
     const sp = st.page
-    await sp.goto('/login')
-    await loginViaUi(sp, student.username)
-    await sp.waitForURL('**/courses')
+    await logInAs(sp, student)
     await sp.goto(`/courses/${course.id}?taskId=${taskId}`)
     const row = sp.locator('details.task', { hasText: TITLE })
     const picker = row.getByLabel('Files (optional)')
@@ -79,17 +65,15 @@ describe.skipIf(!hasChromium)('homework takes files (issue 29.7)', () => {
     await mine.getByTestId('handed-in-files').getByRole('link', { name: 'page-1.jpg' }).waitFor()
     expect(await mine.getByText('blurry.jpg').count()).toBe(0)
     expect(await sp.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width)
-    const sheets = (await server.api.get(`/courses/${course.id}/learning/tasks/${taskId}/submissions`, { token: student.token })).data.items
+    const sheets = (await suite.server.api.get(`/courses/${course.id}/learning/tasks/${taskId}/submissions`, { token: student.token })).data.items
     expect(sheets.length).toBe(1)
     expect(sheets[0].files.map((f: any) => [f.fileName, f.fileSize])).toEqual([['page-1.jpg', 3000]])
     expectNoErrors(st)
 
-    const tt = await openTab(browser, server.baseUrl)
-    tabs.push(tt)
+    const tt = await openTab(suite.browser, suite.server.baseUrl)
+    suite.tabs.push(tt)
     const tp = tt.page
-    await tp.goto('/login')
-    await loginViaUi(tp, teacher.username)
-    await tp.waitForURL('**/courses')
+    await logInAs(tp, teacher)
     await tp.goto(`/courses/${course.id}/manage?tab=grading`)
     await tp.getByLabel('What to grade').selectOption({ label: `${TITLE} (homework)` })
     const sub = tp.getByTestId('task-submission')
@@ -110,13 +94,11 @@ describe.skipIf(!hasChromium)('homework takes files (issue 29.7)', () => {
   }, 120_000)
 
   test('in Chinese: the picker, its limits and the handed-in file speak Chinese', async () => {
-    await server.api.patch('/auth/me', { token: student.token, json: { locale: 'zh-CN' } })
-    const st = await openTab(browser, server.baseUrl, { viewport: PHONE })
-    tabs.push(st)
+    await suite.server.api.patch('/auth/me', { token: student.token, json: { locale: 'zh-CN' } })
+    const st = await openTab(suite.browser, suite.server.baseUrl, { viewport: PHONE })
+    suite.tabs.push(st)
     const sp = st.page
-    await sp.goto('/login')
-    await loginViaUi(sp, student.username)
-    await sp.waitForURL('**/courses')
+    await logInAs(sp, student)
     await sp.goto(`/courses/${course.id}?taskId=${taskId}`)
     const row = sp.locator('details.task', { hasText: TITLE })
     await row.getByTestId('handed-in-files').getByText('提交的文件').waitFor()

@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import type { Page } from 'playwright-core'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
-import { signUp, type Account } from '../support/harness.ts'
-import { expectNoErrors, hasChromium, openTab, serverAndBrowser } from './support.ts'
+import { signUp } from '../support/harness.ts'
+import { expectNoErrors, hasChromium, logIn, openTab, serverAndBrowser } from './support.ts'
 
 setDefaultTimeout(90_000)
 
@@ -23,14 +22,6 @@ const tool = Bun.serve({
 })
 const toolOrigin = `http://127.0.0.1:${tool.port}`
 afterAll(() => tool.stop(true))
-
-async function logIn(page: Page, who: Account) {
-  await page.goto('/login')
-  await page.locator('input').first().fill(who.username)
-  await page.locator('input[type="password"]').fill(who.password)
-  await page.locator('button[type="submit"]').click()
-  await page.waitForURL('**/courses')
-}
 
 describe.skipIf(!hasChromium)('web front end in Chromium: LTI tools', () => {
   const ctx = serverAndBrowser()

@@ -2,7 +2,7 @@ import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { insertCourse } from '../support/fixtures.ts'
 import { signUp } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
-import { expectNoErrors, hasChromium, openTab, serverAndBrowser } from './support.ts'
+import { expectNoErrors, hasChromium, logIn, openTab, PHONE, serverAndBrowser } from './support.ts'
 
 // A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
 setDefaultTimeout(60_000)
@@ -12,7 +12,6 @@ setDefaultTimeout(60_000)
  * editor (as a spreadsheet or a word processor puts it on the clipboard) stays a table in the
  * editor, in what is published and in what readers see, without widening the page.
  */
-const PHONE = { width: 390, height: 844 }
 const PASTED =
   '<meta charset="utf-8"><table style="border-collapse:collapse;width:600pt" border="0"><colgroup><col width="200"><col width="400"></colgroup>' +
   '<tbody><tr><td style="font-weight:700">Week</td><td style="font-weight:700">Topic and reading for the week</td></tr>' +
@@ -30,11 +29,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: a pasted table', () =>
       const tab = await openTab(browser, server.baseUrl, { viewport: PHONE, locale })
       const { page } = tab
       page.on('dialog', (d) => void d.accept())
-      await page.goto('/login')
-      await page.locator('input').first().fill(teacher.username)
-      await page.locator('input[type="password"]').fill(teacher.password)
-      await page.locator('button[type="submit"]').click()
-      await page.waitForURL('**/courses')
+      await logIn(page, teacher)
       await page.goto(`/courses/${course.id}/manage?tab=announcements`)
       const form = page.locator('form').filter({ has: page.locator('.editor-content') }).first()
       await form.locator('input').first().fill('Schedule')

@@ -1,7 +1,7 @@
 import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import type { Page } from 'playwright-core'
-import { signUp, type Account } from '../support/harness.ts'
-import { expectNoErrors, hasChromium, openTab, serverAndBrowser } from './support.ts'
+import { signUp } from '../support/harness.ts'
+import { expectNoErrors, hasChromium, logIn, openTab, PHONE, serverAndBrowser } from './support.ts'
 
 // A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
 setDefaultTimeout(60_000)
@@ -12,19 +12,10 @@ setDefaultTimeout(60_000)
  * chevron while more tabs lie to a side (the Chinese labels used to end exactly at the cut,
  * hiding the rest without a hint); Settings offers teachers the new-submission switch.
  */
-const PHONE = { width: 390, height: 844 }
 const LANGS = [
   { locale: 'en-GB', switchLabel: 'New submissions' },
   { locale: 'zh-CN', switchLabel: '新的提交' },
 ] as const
-
-async function logIn(page: Page, who: Account) {
-  await page.goto('/login')
-  await page.locator('input[autocomplete="username"], input[name="identifier"], input').first().fill(who.username)
-  await page.locator('input[type="password"]').fill(who.password)
-  await page.locator('button[type="submit"]').click()
-  await page.waitForURL('**/courses')
-}
 
 const horizontalOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - innerWidth)
 

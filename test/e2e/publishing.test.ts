@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { publishScheduledTasks } from '../../src/modules/learning/publishing.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
-import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, PASSWORD, startServer, type Server, type Tab } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, loggedInTab, PHONE, serverAndBrowser } from './support.ts'
 
 // A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
 setDefaultTimeout(60_000)
@@ -15,49 +15,27 @@ setDefaultTimeout(60_000)
  * task only while it is published. `SCREENSHOTS=1` also writes docs/web.md's
  * docs/screenshots/manage-draft-task.png.
  */
-const PHONE = { width: 390, height: 844 }
 const HOUR = 3600_000
 const localInput = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
 
 describe.skipIf(!hasChromium)('drafts, scheduled publishing and unpublishing (issue 29.9)', () => {
-  let server: Server
-  let browser: Browser
   let teacher: Account
   let sam: Account
   let mei: Account
   let course: { id: string }
-  const tabs: Tab[] = []
 
+  const suite = serverAndBrowser()
   beforeAll(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-    teacher = await signUp(server.api, 'TEACHER', 'Prof. Lin')
-    sam = await signUp(server.api, 'STUDENT', 'Sam Student')
-    mei = await signUp(server.api, 'STUDENT', 'Mei Student')
-    course = await insertCourse(server.deps.sql, teacher.id, 'Thermodynamics')
-    for (const s of [sam, mei]) await addStudent(server.deps.sql, course.id, s.id)
-    const unit = (await server.api.post(`/courses/${course.id}/learning/units`, { token: teacher.token, json: { title: 'Heat' } })).data
-    await server.api.post(`/courses/${course.id}/learning/units/${unit.id}/points`, { token: teacher.token, json: { title: 'Temperature' } })
+    teacher = await signUp(suite.server.api, 'TEACHER', 'Prof. Lin')
+    sam = await signUp(suite.server.api, 'STUDENT', 'Sam Student')
+    mei = await signUp(suite.server.api, 'STUDENT', 'Mei Student')
+    course = await insertCourse(suite.server.deps.sql, teacher.id, 'Thermodynamics')
+    for (const s of [sam, mei]) await addStudent(suite.server.deps.sql, course.id, s.id)
+    const unit = (await suite.server.api.post(`/courses/${course.id}/learning/units`, { token: teacher.token, json: { title: 'Heat' } })).data
+    await suite.server.api.post(`/courses/${course.id}/learning/units/${unit.id}/points`, { token: teacher.token, json: { title: 'Temperature' } })
   }, 90_000)
 
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close()
-    await browser?.close()
-    await server?.stop()
-  })
-
-  async function tabOf(who: Account, opts: { viewport?: { width: number; height: number }; zh?: boolean } = {}) {
-    const t = await openTab(browser, server.baseUrl, { viewport: opts.viewport ?? PHONE, ...(opts.zh ? { locale: 'zh-CN' } : {}) })
-    tabs.push(t)
-    await t.page.goto('/login')
-    if (opts.zh) {
-      await t.page.getByLabel('用户名或邮箱').fill(who.username)
-      await t.page.getByLabel('密码').fill(PASSWORD)
-      await t.page.getByRole('button', { name: '登录' }).click()
-    } else await loginViaUi(t.page, who.username)
-    await t.page.waitForURL('**/courses')
-    return t
-  }
+  const tabOf = (who: Account, opts: { viewport?: { width: number; height: number }; zh?: boolean } = {}) => loggedInTab(suite, who, { viewport: opts.viewport ?? PHONE, zh: opts.zh })
 
   const row = (p: Page, title: string) => p.locator('.task-row').filter({ hasText: title })
   /** What a student's course page lists, fresh from the server. */
@@ -136,7 +114,7 @@ describe.skipIf(!hasChromium)('drafts, scheduled publishing and unpublishing (is
     await zh.page.getByRole('heading', { name: /Heat/ }).first().waitFor()
     expect(await zh.page.getByText('Reading: heat engines').count()).toBe(0)
 
-    await publishScheduledTasks(server.deps.sql, new Date(at.getTime() + 1000))
+    await publishScheduledTasks(suite.server.deps.sql, new Date(at.getTime() + 1000))
     await zh.page.reload()
     await zh.page.getByText('Reading: heat engines').first().waitFor()
     await tp.reload()
@@ -147,7 +125,7 @@ describe.skipIf(!hasChromium)('drafts, scheduled publishing and unpublishing (is
   })
 
   test('the teacher page in Chinese names the states', async () => {
-    await server.api.post(`/courses/${course.id}/learning/points/${(await firstPoint()).id}/tasks`, {
+    await suite.server.api.post(`/courses/${course.id}/learning/points/${(await firstPoint()).id}/tasks`, {
       token: teacher.token,
       json: { title: 'Quiz draft', taskType: 'MEDIA', materialType: 'TEXT', content: '<p>x</p>', state: 'DRAFT' },
     })
@@ -175,7 +153,7 @@ describe.skipIf(!hasChromium)('drafts, scheduled publishing and unpublishing (is
   })
 
   async function firstPoint() {
-    const tree = (await server.api.get(`/courses/${course.id}/learning`, { token: teacher.token })).data
+    const tree = (await suite.server.api.get(`/courses/${course.id}/learning`, { token: teacher.token })).data
     return tree.units[0].points[0] as { id: string }
   }
 })

@@ -1,7 +1,7 @@
 import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp } from '../support/harness.ts'
-import { expectNoErrors, hasChromium, openTab, serverAndBrowser } from './support.ts'
+import { expectNoErrors, hasChromium, logIn, openTab, PHONE, serverAndBrowser } from './support.ts'
 
 // A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
 setDefaultTimeout(60_000)
@@ -11,7 +11,6 @@ setDefaultTimeout(60_000)
  * questions are 4 of its 10 points says so ("2 / 4 points; short answers await grading", not
  * "Auto score: 50 / 100"), and once the teacher grades it the student sees each question's points.
  */
-const PHONE = { width: 390, height: 844 }
 const LANGS = [
   { locale: 'en-GB', said: 'Submitted. Choice questions: 2 / 4 points; short answers await grading.', results: ['2 / 2 points', '0 / 2 points', '4.5 / 6 points'] },
   { locale: 'zh-CN', said: '已提交。 选择题：2 / 4 分；简答题等待老师批改。', results: ['2 / 2 分', '0 / 2 分', '4.5 / 6 分'] },
@@ -47,11 +46,7 @@ describe.skipIf(!hasChromium)('web front end in Chromium: a quiz hand-in and its
 
       const tab = await openTab(browser, server.baseUrl, { viewport: PHONE, locale })
       const { page } = tab
-      await page.goto('/login')
-      await page.locator('input').first().fill(student.username)
-      await page.locator('input[type="password"]').fill(student.password)
-      await page.locator('button[type="submit"]').click()
-      await page.waitForURL('**/courses')
+      await logIn(page, student)
       await page.goto(`/courses/${course.id}?taskId=${quiz.data.id}`)
       const form = page.locator('form.quiz')
       await form.waitFor()

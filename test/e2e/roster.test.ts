@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Browser } from 'playwright-core'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { insertCourse } from '../support/fixtures.ts'
 import { signUp, uniq, type Account } from '../support/harness.ts'
-import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, startServer, type Server, type Tab } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, loggedInTab, serverAndBrowser } from './support.ts'
 
 /**
  * Issue 23 in Chromium: a class list of 2,100 students (search, pages, remove with a
@@ -12,22 +11,18 @@ import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaU
 const BIG = 2_100
 
 describe.skipIf(!hasChromium)('class list, import, co-teachers and leaving in Chromium', () => {
-  let server: Server
-  let browser: Browser
   let teacher: Account, coTeacher: Account, student: Account
   let courseId: string
-  const tabs: Tab[] = []
 
+  const suite = serverAndBrowser()
   beforeAll(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
     ;[teacher, coTeacher, student] = await Promise.all([
-      signUp(server.api, 'TEACHER', 'Tess Teacher'),
-      signUp(server.api, 'TEACHER', 'Cora CoTeacher'),
-      signUp(server.api, 'STUDENT', 'Zed Leaver'),
+      signUp(suite.server.api, 'TEACHER', 'Tess Teacher'),
+      signUp(suite.server.api, 'TEACHER', 'Cora CoTeacher'),
+      signUp(suite.server.api, 'STUDENT', 'Zed Leaver'),
     ])
-    courseId = (await insertCourse(server.deps.sql, teacher.id, 'Big Lecture')).id
-    const sql = server.deps.sql
+    courseId = (await insertCourse(suite.server.deps.sql, teacher.id, 'Big Lecture')).id
+    const sql = suite.server.deps.sql
     const prefix = uniq('e2e')
     await sql`
       insert into users (id, username, email, password_hash, display_name, role)
@@ -41,18 +36,8 @@ describe.skipIf(!hasChromium)('class list, import, co-teachers and leaving in Ch
     // in one statement share milliseconds and are random within one).
     await sql`insert into course_members (course_id, user_id, joined_at) values (${courseId}, ${student.id}, now() + interval '1 hour')`
   }, 120_000)
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close()
-    await browser?.close()
-    await server?.stop()
-  })
-
   async function tabOf(who: Account) {
-    const tab = await openTab(browser, server.baseUrl)
-    tabs.push(tab)
-    await tab.page.goto('/login')
-    await loginViaUi(tab.page, who.username)
-    await tab.page.waitForURL('**/courses')
+    const tab = await loggedInTab(suite, who)
     tab.page.on('dialog', (d) => void d.accept())
     return tab
   }
@@ -76,7 +61,7 @@ describe.skipIf(!hasChromium)('class list, import, co-teachers and leaving in Ch
     await p.getByTestId('class-count').getByText('1 person').waitFor()
     await p.getByRole('button', { name: 'Remove Zed Leaver from the course' }).click()
     await p.getByTestId('class-count').getByText('0 people').waitFor()
-    const [gone] = await server.deps.sql`select 1 from course_members where course_id = ${courseId} and user_id = ${student.id}`
+    const [gone] = await suite.server.deps.sql`select 1 from course_members where course_id = ${courseId} and user_id = ${student.id}`
     expect(gone).toBeUndefined()
 
     const panel = p.getByTestId('co-teachers')
@@ -106,7 +91,7 @@ describe.skipIf(!hasChromium)('class list, import, co-teachers and leaving in Ch
     await st.page.goto(`/courses/${courseId}`)
     await st.page.getByRole('button', { name: 'Leave course' }).click()
     await st.page.waitForURL('**/courses')
-    const [left] = await server.deps.sql`select 1 from course_members where course_id = ${courseId} and user_id = ${student.id}`
+    const [left] = await suite.server.deps.sql`select 1 from course_members where course_id = ${courseId} and user_id = ${student.id}`
     expect(left).toBeUndefined()
     expectNoErrors(st)
   }, 120_000)

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { deflateSync } from 'node:zlib'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
 import { eventually } from '../support/wait.ts'
-import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, OffsetClock, openTab, startServer, type Server, type Tab } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, OffsetClock, openTab, PHONE, serverAndBrowser } from './support.ts'
 
 /**
  * The student side of issue 14 in Chromium against the real service, at phone width: the
@@ -12,7 +12,6 @@ import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaU
  * bad ids, drafts across a re-login, resubmission, the homework calendar with experiments, and
  * inline file previews. Every page: axe, no console error or warning, no sideways scrolling.
  */
-const PHONE = { width: 390, height: 844 }
 const LONG_TITLE = `Thermodynamics${'Entropy'.repeat(14)}`
 const PNG = diagramPng(360, 200)
 
@@ -79,18 +78,15 @@ function diagramPng(w: number, h: number): Buffer {
 }
 
 describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
-  let server: Server
-  let browser: Browser
   const clock = new OffsetClock()
   let teacher: Account
   let students: Account[]
   let course: { id: string; title: string }
   const ids: Record<string, string> = {}
-  const tabs: Tab[] = []
   const warnings: string[] = []
 
   const api = (method: 'post' | 'get', path: string, body: Record<string, unknown>, token = teacher.token) =>
-    method === 'post' ? server.api.post(path, { json: body, token }) : server.api.get(path, { token })
+    method === 'post' ? suite.server.api.post(path, { json: body, token }) : suite.server.api.get(path, { token })
 
   async function task(pointId: string, body: Record<string, unknown>) {
     const res = await api('post', `/courses/${course.id}/learning/points/${pointId}/tasks`, {
@@ -104,13 +100,12 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     return res.data.id as string
   }
 
+  const suite = serverAndBrowser({ clock })
   beforeAll(async () => {
-    server = await startServer({ clock })
-    browser = await launchBrowser()
-    teacher = await signUp(server.api, 'TEACHER', 'Prof. Lin')
-    students = [await signUp(server.api, 'STUDENT', 'Sam Student'), await signUp(server.api, 'STUDENT', 'Kim Student')]
-    course = await insertCourse(server.deps.sql, teacher.id, LONG_TITLE)
-    for (const s of students) await addStudent(server.deps.sql, course.id, s.id)
+    teacher = await signUp(suite.server.api, 'TEACHER', 'Prof. Lin')
+    students = [await signUp(suite.server.api, 'STUDENT', 'Sam Student'), await signUp(suite.server.api, 'STUDENT', 'Kim Student')]
+    course = await insertCourse(suite.server.deps.sql, teacher.id, LONG_TITLE)
+    for (const s of students) await addStudent(suite.server.deps.sql, course.id, s.id)
     const unit = await api('post', `/courses/${course.id}/learning/units`, { title: 'Unit 1: Heat' })
     const point = await api('post', `/courses/${course.id}/learning/units/${unit.data.id}/points`, { title: 'Temperature' })
     const pointId = point.data.id as string
@@ -143,33 +138,27 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
     form.append('name', 'Diagram of a heat engine')
     form.append('type', 'FILE')
     form.append('file', new File([new Uint8Array(PNG)], 'engine.png', { type: 'image/png' }))
-    const res = await server.api.post(`/courses/${course.id}/resources`, { form, token: teacher.token })
+    const res = await suite.server.api.post(`/courses/${course.id}/resources`, { form, token: teacher.token })
     ids.png = res.data.id
     const video = new FormData()
     video.append('name', 'Lecture recording')
     video.append('type', 'FILE')
     video.append('file', new File([new Uint8Array(2048)], 'lecture.mp4', { type: 'video/mp4' }))
-    ids.video = (await server.api.post(`/courses/${course.id}/resources`, { form: video, token: teacher.token })).data.id
+    ids.video = (await suite.server.api.post(`/courses/${course.id}/resources`, { form: video, token: teacher.token })).data.id
     const pdf = new FormData()
     pdf.append('name', 'Lecture notes')
     pdf.append('type', 'FILE')
     pdf.append('file', new File([minimalPdf()], 'notes.pdf', { type: 'application/pdf' }))
-    ids.pdf = (await server.api.post(`/courses/${course.id}/resources`, { form: pdf, token: teacher.token })).data.id
+    ids.pdf = (await suite.server.api.post(`/courses/${course.id}/resources`, { form: pdf, token: teacher.token })).data.id
     ids.videoTask = await task(pointId, { title: 'Watch: the Carnot cycle', taskKind: 'LEARNING', taskType: 'MEDIA', materialType: 'FILE', resourceId: ids.video })
   }, 90_000)
 
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close()
-    await browser?.close()
-    await server?.stop()
-  })
-
   async function studentTab(i = 0) {
-    const t = await openTab(browser, server.baseUrl, { viewport: PHONE })
+    const t = await openTab(suite.browser, suite.server.baseUrl, { viewport: PHONE })
     t.page.on('console', (m) => {
       if (m.type() === 'warning') warnings.push(`${m.text()} (${m.location()?.url ?? ''})`)
     })
-    tabs.push(t)
+    suite.tabs.push(t)
     await t.page.goto('/login')
     await loginViaUi(t.page, students[i]!.username)
     await t.page.waitForURL('**/courses')
@@ -396,9 +385,9 @@ describe.skipIf(!hasChromium)('student side in Chromium (phone width)', () => {
 
   /** `SCREENSHOTS=1 bun test test/e2e/student.test.ts` refreshes the student screenshots of docs/web.md. */
   test.skipIf(!process.env.SCREENSHOTS)('screenshots for the README', async () => {
-    const subs = await server.api.get(`/experiments/${ids.experiment}/submissions`, { token: teacher.token })
+    const subs = await suite.server.api.get(`/experiments/${ids.experiment}/submissions`, { token: teacher.token })
     const sub = (subs.data.items ?? subs.data)[0]
-    await server.api.patch(`/submissions/${sub.id}/grade`, { json: { score: 92, feedback: '<p>Careful measurements.</p>' }, token: teacher.token })
+    await suite.server.api.patch(`/submissions/${sub.id}/grade`, { json: { score: 92, feedback: '<p>Careful measurements.</p>' }, token: teacher.token })
     const t = await studentTab()
     const p = t.page
     const shoot = async (path: string, file: string, prepare?: () => Promise<void>) => {

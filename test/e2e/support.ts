@@ -40,16 +40,65 @@ export async function startServer(opts: { clock?: Clock } = {}): Promise<Server>
  * started before its tests and stopped after them. Read `ctx.server` and `ctx.browser` in tests.
  */
 export function serverAndBrowser(opts: { clock?: Clock } = {}) {
-  const ctx = {} as { server: Server; browser: Browser }
+  const ctx = { tabs: [] } as unknown as BrowserSuite
   beforeAll(async () => {
     ctx.server = await startServer(opts)
     ctx.browser = await launchBrowser()
   }, 60_000)
   afterAll(async () => {
+    for (const t of ctx.tabs) await t.context.close().catch(() => {})
     await ctx.browser?.close()
     await ctx.server?.stop()
   })
   return ctx
+}
+
+export interface BrowserSuite {
+  server: Server
+  browser: Browser
+  /** Tabs to close after the file's tests (`loggedInTab` adds its tabs here). */
+  tabs: Tab[]
+}
+
+/** A phone's viewport (the issue 29.10 tests' 390 px). */
+export const PHONE = { width: 390, height: 844 }
+
+/**
+ * Opens /login, logs `who` in by the form's labels (the Chinese ones with `zh`) and waits for the
+ * landing page (the course list unless `landing` says otherwise).
+ */
+export async function logInAs(page: Page, who: { username: string; password: string }, opts: { zh?: boolean; landing?: string | RegExp } = {}) {
+  await page.goto('/login')
+  if (opts.zh) {
+    await page.getByLabel('用户名或邮箱').fill(who.username)
+    await page.getByLabel('密码').fill(who.password)
+    await page.getByRole('button', { name: '登录' }).click()
+  } else await loginViaUi(page, who.username, who.password)
+  await page.waitForURL(opts.landing ?? '**/courses')
+}
+
+/** Logs `who` in by the login form's inputs, whatever the page's language, and waits for the course list. */
+export async function logIn(page: Page, who: { username: string; password: string }) {
+  await page.goto('/login')
+  await page.locator('input').first().fill(who.username)
+  await page.locator('input[type="password"]').fill(who.password)
+  await page.locator('button[type="submit"]').click()
+  await page.waitForURL('**/courses')
+}
+
+/**
+ * A new tab of the suite (closed after the file) with `who` logged in (`logInAs`): in Chinese
+ * labels and the zh-CN locale with `zh`, at `viewport` (desktop by default).
+ */
+export async function loggedInTab(
+  suite: BrowserSuite,
+  who: { username: string; password: string },
+  opts: { viewport?: { width: number; height: number }; zh?: boolean; locale?: string } = {},
+): Promise<Tab> {
+  const t = await openTab(suite.browser, suite.server.baseUrl, { viewport: opts.viewport, locale: opts.locale ?? (opts.zh ? 'zh-CN' : undefined) })
+  suite.tabs.push(t)
+  await logInAs(t.page, who, { zh: opts.zh })
+  return t
 }
 
 export function launchBrowser(): Promise<Browser> {

@@ -1,8 +1,7 @@
 import { describe, expect, test, setDefaultTimeout } from 'bun:test'
-import type { Page } from 'playwright-core'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
-import { signUp, type Account } from '../support/harness.ts'
-import { expectNoErrors, hasChromium, openTab, serverAndBrowser } from './support.ts'
+import { signUp } from '../support/harness.ts'
+import { expectNoErrors, hasChromium, logIn, openTab, PHONE, serverAndBrowser } from './support.ts'
 
 // A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
 setDefaultTimeout(60_000)
@@ -12,19 +11,10 @@ setDefaultTimeout(60_000)
  * Quizzes view still opens the quiz once the teacher turns Quizzes off (in Learning), and a
  * material has a link of its own that names no view and opens it.
  */
-const PHONE = { width: 390, height: 844 }
 const LANGS = [
   { locale: 'en-GB', link: 'Link to this task' },
   { locale: 'zh-CN', link: '本任务的链接' },
 ] as const
-
-async function logIn(page: Page, who: Account) {
-  await page.goto('/login')
-  await page.locator('input').first().fill(who.username)
-  await page.locator('input[type="password"]').fill(who.password)
-  await page.locator('button[type="submit"]').click()
-  await page.waitForURL('**/courses')
-}
 
 describe.skipIf(!hasChromium)('web front end in Chromium: task links', () => {
   const ctx = serverAndBrowser()

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
 import { choice, createPoint, createTask, createUnit, shortAnswer } from '../learning/helpers.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
-import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, OffsetClock, openTab, startServer, type Server, type Tab } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, OffsetClock, openTab, serverAndBrowser } from './support.ts'
 
 /**
  * Issue 14, the teacher side in Chromium: grading per question (never a pre-filled 100 while a
@@ -16,17 +15,14 @@ import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaU
 const SHOTS = process.env.SHOTS ? join(import.meta.dir, '../../docs/screenshots') : null
 
 describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () => {
-  let server: Server
-  let browser: Browser
   let teacher: Account, alice: Account, bob: Account, chen: Account
   let courseId: string
   let quiz: any, essay: any
   let aliceQuizId: string
   const clock = new OffsetClock()
-  const tabs: Tab[] = []
 
   const submit = async (who: Account, taskId: string, json: unknown) => {
-    const r = await server.api.post(`/courses/${courseId}/learning/tasks/${taskId}/submissions`, { token: who.token, json })
+    const r = await suite.server.api.post(`/courses/${courseId}/learning/tasks/${taskId}/submissions`, { token: who.token, json })
     expect(r.status).toBe(201)
     return r.data
   }
@@ -39,26 +35,25 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
   })
 
   async function teacherTab(viewport?: { width: number; height: number }) {
-    const tab = await openTab(browser, server.baseUrl, viewport ? { viewport } : {})
-    tabs.push(tab)
+    const tab = await openTab(suite.browser, suite.server.baseUrl, viewport ? { viewport } : {})
+    suite.tabs.push(tab)
     await tab.page.goto('/login')
     await loginViaUi(tab.page, teacher.username)
     await tab.page.waitForURL('**/courses')
     return tab
   }
 
+  const suite = serverAndBrowser({ clock })
   beforeAll(async () => {
-    server = await startServer({ clock })
-    browser = await launchBrowser()
-    const api = server.api
+    const api = suite.server.api
     ;[teacher, alice, bob, chen] = await Promise.all([
       signUp(api, 'TEACHER', 'Tess Teacher'),
       signUp(api, 'STUDENT', 'Alice Wang'),
       signUp(api, 'STUDENT', 'Bob Li'),
       signUp(api, 'STUDENT', 'Chen Jie'),
     ])
-    courseId = (await insertCourse(server.deps.sql, teacher.id, 'Databases')).id
-    for (const s of [alice, bob, chen]) await addStudent(server.deps.sql, courseId, s.id)
+    courseId = (await insertCourse(suite.server.deps.sql, teacher.id, 'Databases')).id
+    for (const s of [alice, bob, chen]) await addStudent(suite.server.deps.sql, courseId, s.id)
     const base = `/courses/${courseId}/learning`
     const unit = await createUnit(api, base, teacher, 'The relational model')
     const point = await createPoint(api, base, teacher, unit.id, 'Keys')
@@ -88,17 +83,11 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     clock.advance(60_000)
     aliceQuizId = (await submit(alice, quiz.id, quizAnswers(true, 'They keep references between tables consistent.'))).id
     const aliceEssay = await submit(alice, essay.id, { content: '<p>3NF removes transitive dependencies.</p>' })
-    const g = await server.api.patch(`/courses/${courseId}/learning/submissions/${aliceEssay.id}/grade`, { token: teacher.token, json: { score: 90.5 } })
+    const g = await suite.server.api.patch(`/courses/${courseId}/learning/submissions/${aliceEssay.id}/grade`, { token: teacher.token, json: { score: 90.5 } })
     expect(g.status).toBe(200)
     clock.advance(2 * 3600_000)
     await submit(bob, essay.id, { content: '<p>Late, sorry.</p>' })
   }, 90_000)
-
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close()
-    await browser?.close()
-    await server?.stop()
-  })
 
   test('per-question grading: no made-up score, points compute the grade, every student listed, J/K between students', async () => {
     const tab = await teacherTab()
@@ -145,7 +134,7 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     if (SHOTS) await p.screenshot({ path: join(SHOTS, 'grading-per-question.png'), fullPage: true })
     await expectAccessible(p, 'grading per question')
 
-    const stored = await server.api.get(`/courses/${courseId}/learning/tasks/${quiz.id}/submissions?studentId=${alice.id}`, { token: teacher.token })
+    const stored = await suite.server.api.get(`/courses/${courseId}/learning/tasks/${quiz.id}/submissions?studentId=${alice.id}`, { token: teacher.token })
     expect(stored.data.items[0]).toMatchObject({ id: aliceQuizId, status: 'GRADED', score: 75 })
     expect(stored.data.items[0].questionScores.map((q: any) => q.score)).toEqual([3, 2.5])
 
@@ -183,7 +172,7 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     const aliceRow = table.locator('tbody tr').filter({ hasText: 'Alice Wang' })
     // Quiz 75 (graded in the test above) and essay 90.5: average 82.75, shown 82.8 in both.
     const cells = await aliceRow.locator('td').allTextContents()
-    const csv = await server.api.get(`/courses/${courseId}/grades/overview.csv`, { token: teacher.token })
+    const csv = await suite.server.api.get(`/courses/${courseId}/grades/overview.csv`, { token: teacher.token })
     const line = String(csv.body).split('\r\n').find((l) => l.startsWith(alice.id))!.split(',')
     // Average on screen equals the CSV's, rounded once (one decimal, half up).
     expect(cells[2]).toBe(line[5])
@@ -230,8 +219,8 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     const oldCode = (await p.getByTestId('settings-invite-code').textContent())!.trim()
     await p.getByLabel('Students can join with the invite code').click()
     await p.getByText('Joining is closed: the code is refused until you open it again.').waitFor()
-    const latecomer = await signUp(server.api, 'STUDENT', 'Dana')
-    const refused = await server.api.post('/courses/join', { token: latecomer.token, json: { inviteCode: oldCode } })
+    const latecomer = await signUp(suite.server.api, 'STUDENT', 'Dana')
+    const refused = await suite.server.api.post('/courses/join', { token: latecomer.token, json: { inviteCode: oldCode } })
     expect([refused.status, refused.code]).toEqual([409, 40903])
     await p.getByLabel('Students can join with the invite code').click()
     await p.getByText('Anyone with the code can join.').waitFor()
@@ -300,9 +289,9 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await p.getByRole('button', { name: 'Delete task Keys quiz' }).click()
     await p.getByText(/already submitted/i).first().waitFor()
     // A task nobody submitted goes; so does its knowledge point and unit when empty.
-    const unit = await createUnit(server.api, `/courses/${courseId}/learning`, teacher, 'Scratch unit')
-    const point = await createPoint(server.api, `/courses/${courseId}/learning`, teacher, unit.id, 'Scratch point')
-    await createTask(server.api, `/courses/${courseId}/learning`, teacher, point.id, { title: 'Scratch task', taskType: 'MEDIA', materialType: 'TEXT', content: '<p>x</p>' })
+    const unit = await createUnit(suite.server.api, `/courses/${courseId}/learning`, teacher, 'Scratch unit')
+    const point = await createPoint(suite.server.api, `/courses/${courseId}/learning`, teacher, unit.id, 'Scratch point')
+    await createTask(suite.server.api, `/courses/${courseId}/learning`, teacher, point.id, { title: 'Scratch task', taskType: 'MEDIA', materialType: 'TEXT', content: '<p>x</p>' })
     await p.reload()
     await p.getByRole('button', { name: 'Delete task Scratch task' }).click()
     await p.getByText('Scratch task').waitFor({ state: 'detached' })
@@ -310,7 +299,7 @@ describe.skipIf(!hasChromium)('teacher grading and gradebook in Chromium', () =>
     await p.getByRole('heading', { name: 'Scratch point' }).waitFor({ state: 'detached' })
     await p.getByRole('button', { name: 'Delete unit Scratch unit' }).click()
     await p.getByRole('heading', { name: /Scratch unit/ }).waitFor({ state: 'detached' })
-    const tree = await server.api.get(`/courses/${courseId}/learning`, { token: teacher.token })
+    const tree = await suite.server.api.get(`/courses/${courseId}/learning`, { token: teacher.token })
     expect(tree.data.units.map((u: any) => u.title)).toEqual(['The relational model'])
     await expectAccessible(p, 'learning structure')
     expectNoErrors(tab)

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import type { Browser, Page } from 'playwright-core'
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import type { Page } from 'playwright-core'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
-import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, PASSWORD, startServer, type Server, type Tab } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, loggedInTab, PHONE, serverAndBrowser } from './support.ts'
 
 // A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
 setDefaultTimeout(90_000)
@@ -19,33 +19,28 @@ setDefaultTimeout(90_000)
  *   invited people join once they register and verify.
  * Desktop in English and a 390 px phone in Chinese wherever the item is about words or layout.
  */
-const PHONE = { width: 390, height: 844 }
 const DESKTOP = { width: 1280, height: 860 }
 const DAY = 86400_000
 
 describe.skipIf(!hasChromium)('teaching behaviour (issue 56) in Chromium', () => {
-  let server: Server
-  let browser: Browser
   let teacher: Account, sam: Account, mei: Account, newbie: Account
   let course: { id: string }
   let archived: { id: string }
-  const tabs: Tab[] = []
 
+  const suite = serverAndBrowser()
   beforeAll(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-    const api = server.api
+    const api = suite.server.api
     ;[teacher, sam, mei, newbie] = await Promise.all([
       signUp(api, 'TEACHER', 'Prof. Lin'),
       signUp(api, 'STUDENT', 'Sam Student'),
       signUp(api, 'STUDENT', 'Mei Student'),
       signUp(api, 'STUDENT', 'New Student'),
     ])
-    course = await insertCourse(server.deps.sql, teacher.id, 'Thermodynamics')
-    archived = await insertCourse(server.deps.sql, teacher.id, 'Last term')
+    course = await insertCourse(suite.server.deps.sql, teacher.id, 'Thermodynamics')
+    archived = await insertCourse(suite.server.deps.sql, teacher.id, 'Last term')
     for (const s of [sam, mei]) {
-      await addStudent(server.deps.sql, course.id, s.id)
-      await addStudent(server.deps.sql, archived.id, s.id)
+      await addStudent(suite.server.deps.sql, course.id, s.id)
+      await addStudent(suite.server.deps.sql, archived.id, s.id)
     }
     const T = { token: teacher.token }
     const task = async (courseId: string, json: Record<string, unknown>) => {
@@ -101,24 +96,7 @@ describe.skipIf(!hasChromium)('teaching behaviour (issue 56) in Chromium', () =>
     if (a.status !== 200) throw new Error(`archive: ${JSON.stringify(a.body)}`)
   }, 120_000)
 
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close()
-    await browser?.close()
-    await server?.stop()
-  })
-
-  async function tabOf(who: Account, opts: { phone?: boolean; zh?: boolean } = {}) {
-    const t = await openTab(browser, server.baseUrl, { viewport: opts.phone ? PHONE : DESKTOP, ...(opts.zh ? { locale: 'zh-CN' } : {}) })
-    tabs.push(t)
-    await t.page.goto('/login')
-    if (opts.zh) {
-      await t.page.getByLabel('用户名或邮箱').fill(who.username)
-      await t.page.getByLabel('密码').fill(PASSWORD)
-      await t.page.getByRole('button', { name: '登录' }).click()
-    } else await loginViaUi(t.page, who.username)
-    await t.page.waitForURL('**/courses')
-    return t
-  }
+  const tabOf = (who: Account, opts: { phone?: boolean; zh?: boolean } = {}) => loggedInTab(suite, who, { viewport: opts.phone ? PHONE : DESKTOP, zh: opts.zh })
   const summary = (p: Page, title: string) => p.locator('details.task').filter({ hasText: title }).first().locator('summary')
   const noSideScroll = async (p: Page) => expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width)
 

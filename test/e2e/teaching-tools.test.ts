@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import type { Browser, ConsoleMessage, Page } from 'playwright-core'
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import type { ConsoleMessage, Page } from 'playwright-core'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
-import { expectAccessible, expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, PASSWORD, startServer, type Server, type Tab } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, logInAs, openTab, PASSWORD, PHONE, serverAndBrowser } from './support.ts'
 
 // A browser test is many page loads: Bun's 5 s per test is too short on a loaded machine.
 setDefaultTimeout(90_000)
@@ -17,49 +17,32 @@ setDefaultTimeout(90_000)
  * 5f. at 390 px the course tabs start at their first tab and "No file chosen" is whole;
  * 5g. a page whose code cannot load (the server is down) keeps the header, with a reload.
  */
-const PHONE = { width: 390, height: 844 }
 const DESKTOP = { width: 1280, height: 860 }
 const localInput = (d: Date) => d.toISOString().slice(0, 16) // the browser runs in UTC (openTab)
 
 describe.skipIf(!hasChromium)('teaching tools (issue 56) in Chromium', () => {
-  let server: Server
-  let browser: Browser
   let teacher: Account, sam: Account, mei: Account
   let course: { id: string }
-  const tabs: Tab[] = []
   const warnings: string[] = []
 
+  const suite = serverAndBrowser()
   beforeAll(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-    ;[teacher, sam, mei] = await Promise.all([signUp(server.api, 'TEACHER', 'Prof. Lin'), signUp(server.api, 'STUDENT', 'Sam Student'), signUp(server.api, 'STUDENT', 'Mei Student')])
-    course = await insertCourse(server.deps.sql, teacher.id, 'Thermodynamics')
-    for (const s of [sam, mei]) await addStudent(server.deps.sql, course.id, s.id)
+    ;[teacher, sam, mei] = await Promise.all([signUp(suite.server.api, 'TEACHER', 'Prof. Lin'), signUp(suite.server.api, 'STUDENT', 'Sam Student'), signUp(suite.server.api, 'STUDENT', 'Mei Student')])
+    course = await insertCourse(suite.server.deps.sql, teacher.id, 'Thermodynamics')
+    for (const s of [sam, mei]) await addStudent(suite.server.deps.sql, course.id, s.id)
   }, 120_000)
 
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close()
-    await browser?.close()
-    await server?.stop()
-  })
-
   async function tabOf(who: Account, opts: { phone?: boolean; zh?: boolean } = {}) {
-    const t = await openTab(browser, server.baseUrl, { viewport: opts.phone ? PHONE : DESKTOP, ...(opts.zh ? { locale: 'zh-CN' } : {}) })
-    tabs.push(t)
+    const t = await openTab(suite.browser, suite.server.baseUrl, { viewport: opts.phone ? PHONE : DESKTOP, ...(opts.zh ? { locale: 'zh-CN' } : {}) })
+    suite.tabs.push(t)
     t.page.on('console', (m: ConsoleMessage) => {
       if (m.type() === 'warning') warnings.push(m.text())
     })
-    await t.page.goto('/login')
-    if (opts.zh) {
-      await t.page.getByLabel('用户名或邮箱').fill(who.username)
-      await t.page.getByLabel('密码').fill(PASSWORD)
-      await t.page.getByRole('button', { name: '登录' }).click()
-    } else await loginViaUi(t.page, who.username)
-    await t.page.waitForURL('**/courses')
+    await logInAs(t.page, who, { zh: opts.zh })
     return t
   }
   const notices = async (title: string) =>
-    (await server.deps.sql<{ n: number }[]>`select count(*)::int as n from notifications where notification_type = 'ANNOUNCEMENT' and params ->> 'courseId' = ${course.id} and params ->> 'announcementTitle' = ${title}`)[0]!.n
+    (await suite.server.deps.sql<{ n: number }[]>`select count(*)::int as n from notifications where notification_type = 'ANNOUNCEMENT' and params ->> 'courseId' = ${course.id} and params ->> 'announcementTitle' = ${title}`)[0]!.n
   const studentSees = async (p: Page, title: string) => {
     await p.goto(`/courses/${course.id}?module=announcements`)
     await p.locator('#section-announcements').waitFor()
@@ -122,7 +105,7 @@ describe.skipIf(!hasChromium)('teaching tools (issue 56) in Chromium', () => {
     const st = await tabOf(mei, { zh: true })
     expect(await studentSees(st.page, '第二周开始')).toBe(false)
     const { publishScheduledAnnouncements } = await import('../../src/modules/announcements/service.ts')
-    expect(await publishScheduledAnnouncements(server.deps.sql, new Date(at.getTime() + 1000), server.deps.channels)).toEqual({ published: 1 })
+    expect(await publishScheduledAnnouncements(suite.server.deps.sql, new Date(at.getTime() + 1000), suite.server.deps.channels)).toEqual({ published: 1 })
     expect(await studentSees(st.page, '第二周开始')).toBe(true)
     expect(await notices('第二周开始')).toBe(2)
     expectNoErrors(tt)
@@ -132,7 +115,7 @@ describe.skipIf(!hasChromium)('teaching tools (issue 56) in Chromium', () => {
   test('5i + 5e: two editors on a page log no linkifyjs warning; the homework form names its instructions', async () => {
     const tt = await tabOf(teacher)
     const tp = tt.page
-    const posted = await server.api.post(`/courses/${course.id}/announcements`, { token: teacher.token, json: { title: 'Lab safety', content: '<p>Goggles on.</p>' } })
+    const posted = await suite.server.api.post(`/courses/${course.id}/announcements`, { token: teacher.token, json: { title: 'Lab safety', content: '<p>Goggles on.</p>' } })
     expect(posted.status).toBe(201)
     // The announcements tab has its editor; an edit form opens a second one.
     await tp.goto(`/courses/${course.id}/manage?tab=announcements`)
@@ -143,8 +126,8 @@ describe.skipIf(!hasChromium)('teaching tools (issue 56) in Chromium', () => {
     await tp.getByRole('textbox', { name: 'Message' }).nth(1).waitFor()
     expect(warnings.filter((w) => /linkify/i.test(w))).toEqual([])
 
-    const unit = (await server.api.post(`/courses/${course.id}/learning/units`, { token: teacher.token, json: { title: 'Heat' } })).data
-    await server.api.post(`/courses/${course.id}/learning/units/${unit.id}/points`, { token: teacher.token, json: { title: 'Temperature' } })
+    const unit = (await suite.server.api.post(`/courses/${course.id}/learning/units`, { token: teacher.token, json: { title: 'Heat' } })).data
+    await suite.server.api.post(`/courses/${course.id}/learning/units/${unit.id}/points`, { token: teacher.token, json: { title: 'Temperature' } })
     await tp.goto(`/courses/${course.id}/manage?tab=learning`)
     await tp.getByRole('button', { name: /^Add task/ }).click()
     const form = tp.getByRole('form', { name: 'New task' })
@@ -158,7 +141,7 @@ describe.skipIf(!hasChromium)('teaching tools (issue 56) in Chromium', () => {
 
   test('5d: sessions are named by browser and system, in English and Chinese', async () => {
     // A session from a program: Bun's fetch says "Bun/1.4.5".
-    const login = await fetch(`${server.baseUrl}/api/v1/auth/login`, {
+    const login = await fetch(`${suite.server.baseUrl}/api/v1/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ identifier: teacher.username, password: PASSWORD }),
@@ -183,9 +166,9 @@ describe.skipIf(!hasChromium)('teaching tools (issue 56) in Chromium', () => {
 
   test('5f: at 390 px the course tabs start at the first one and "No file chosen" is whole (en, zh)', async () => {
     const T = { token: teacher.token }
-    const unit = (await server.api.post(`/courses/${course.id}/learning/units`, { ...T, json: { title: 'Work' } })).data
-    const point = (await server.api.post(`/courses/${course.id}/learning/units/${unit.id}/points`, { ...T, json: { title: 'Energy' } })).data
-    const hw = await server.api.post(`/courses/${course.id}/learning/points/${point.id}/tasks`, {
+    const unit = (await suite.server.api.post(`/courses/${course.id}/learning/units`, { ...T, json: { title: 'Work' } })).data
+    const point = (await suite.server.api.post(`/courses/${course.id}/learning/units/${unit.id}/points`, { ...T, json: { title: 'Energy' } })).data
+    const hw = await suite.server.api.post(`/courses/${course.id}/learning/points/${point.id}/tasks`, {
       ...T,
       json: { title: 'Photo of your notes', taskKind: 'HOMEWORK', taskType: 'MEDIA', materialType: 'TEXT', content: '<p>Hand in a photo.</p>', dueAt: new Date(Date.now() + 7 * 86400_000).toISOString() },
     })
@@ -241,12 +224,10 @@ describe.skipIf(!hasChromium)('teaching tools (issue 56) in Chromium', () => {
   })
 
   test('5g: a page not loaded yet while the server is down keeps the header and offers a reload (phone en)', async () => {
-    const tab = await openTab(browser, server.baseUrl, { viewport: PHONE, allowDocument404: true })
-    tabs.push(tab)
+    const tab = await openTab(suite.browser, suite.server.baseUrl, { viewport: PHONE, allowDocument404: true })
+    suite.tabs.push(tab)
     const p = tab.page
-    await p.goto('/login')
-    await loginViaUi(p, teacher.username)
-    await p.waitForURL('**/courses')
+    await logInAs(p, teacher)
     // The server goes away: every request fails as with a refused connection.
     await p.route('**/*', (r) => r.abort('connectionrefused'))
     await p.getByTestId('nav-settings').click()

@@ -1,58 +1,39 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Browser } from 'playwright-core'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, type Account } from '../support/harness.ts'
-import { expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, startServer, type Server, type Tab } from './support.ts'
+import { expectNoErrors, hasChromium, loggedInTab, PHONE, serverAndBrowser } from './support.ts'
 
 /**
  * Issue 29 in Chromium against the real service: one click, one submission (a double-clicked
  * "Hand in"); a quiz edit keeps the students' answers attached and says it regraded; removing
  * an answered question asks first; the status at the deadline follows the clock to the second.
  */
-const PHONE = { width: 390, height: 844 }
 const HOUR = 3600_000
 
 describe.skipIf(!hasChromium)('teaching correctness in the web app (issue 29)', () => {
-  let server: Server
-  let browser: Browser
   let teacher: Account
   let students: Account[]
   let course: { id: string }
   let pointId: string
-  const tabs: Tab[] = []
 
   const api = async (method: 'post' | 'get' | 'patch', path: string, json?: unknown, token = teacher.token) => {
-    const r = await server.api[method](path, { token, json })
+    const r = await suite.server.api[method](path, { token, json })
     if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`)
     return r.data
   }
   const task = (body: Record<string, unknown>) => api('post', `/courses/${course.id}/learning/points/${pointId}/tasks`, body)
 
+  const suite = serverAndBrowser()
   beforeAll(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-    teacher = await signUp(server.api, 'TEACHER', 'Prof. Lin')
-    students = [await signUp(server.api, 'STUDENT', 'Sam Student'), await signUp(server.api, 'STUDENT', 'Kim Student')]
-    course = await insertCourse(server.deps.sql, teacher.id, 'Thermodynamics')
-    for (const s of students) await addStudent(server.deps.sql, course.id, s.id)
+    teacher = await signUp(suite.server.api, 'TEACHER', 'Prof. Lin')
+    students = [await signUp(suite.server.api, 'STUDENT', 'Sam Student'), await signUp(suite.server.api, 'STUDENT', 'Kim Student')]
+    course = await insertCourse(suite.server.deps.sql, teacher.id, 'Thermodynamics')
+    for (const s of students) await addStudent(suite.server.deps.sql, course.id, s.id)
     const unit = await api('post', `/courses/${course.id}/learning/units`, { title: 'Unit 1: Heat' })
     pointId = (await api('post', `/courses/${course.id}/learning/units/${unit.id}/points`, { title: 'Temperature' })).id
   }, 90_000)
 
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close()
-    await browser?.close()
-    await server?.stop()
-  })
-
-  async function tabOf(who: Account, viewport = PHONE) {
-    const t = await openTab(browser, server.baseUrl, { viewport })
-    tabs.push(t)
-    await t.page.goto('/login')
-    await loginViaUi(t.page, who.username)
-    await t.page.waitForURL('**/courses')
-    return t
-  }
+  const tabOf = (who: Account, viewport = PHONE) => loggedInTab(suite, who, { viewport })
 
   test('a double-clicked "Hand in" makes one submission, and the button is disabled while sending', async () => {
     const essay = await task({
@@ -86,7 +67,7 @@ describe.skipIf(!hasChromium)('teaching correctness in the web app (issue 29)', 
     await sending.waitFor()
     expect(await sending.isDisabled()).toBe(true)
     await row.getByTestId('my-submission').getByText('Heat flows from hot to cold.').waitFor()
-    const mine = await server.api.get(`/courses/${course.id}/learning/tasks/${essay.id}/submissions`, { token: students[0]!.token })
+    const mine = await suite.server.api.get(`/courses/${course.id}/learning/tasks/${essay.id}/submissions`, { token: students[0]!.token })
     expect(mine.data.total).toBe(1)
     expectNoErrors(t)
   })
@@ -186,8 +167,8 @@ describe.skipIf(!hasChromium)('teaching correctness in the web app (issue 29)', 
     const p = t.page
     await p.goto('/messages')
     await p.getByText('Field trip on Friday').first().waitFor()
-    expect((await server.api.del(`/courses/${course.id}/announcements/${ann.id}`, { token: teacher.token })).status).toBe(200)
-    expect((await server.api.del(`/courses/${course.id}/learning/tasks/${gone.id}`, { token: teacher.token })).status).toBe(200)
+    expect((await suite.server.api.del(`/courses/${course.id}/announcements/${ann.id}`, { token: teacher.token })).status).toBe(200)
+    expect((await suite.server.api.del(`/courses/${course.id}/learning/tasks/${gone.id}`, { token: teacher.token })).status).toBe(200)
     await p.reload()
     await p.getByRole('heading', { level: 1 }).waitFor()
     await p.waitForLoadState('networkidle')

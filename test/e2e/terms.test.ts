@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Browser } from 'playwright-core'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { signUp, type Account } from '../support/harness.ts'
-import { expectNoErrors, hasChromium, launchBrowser, loginViaUi, openTab, startServer, type Server, type Tab } from './support.ts'
+import { expectNoErrors, hasChromium, logInAs, openTab, serverAndBrowser } from './support.ts'
 
 /** Issue 24 in Chromium: copy a course to a new term (with the deadline preview), archive it. */
 describe.skipIf(!hasChromium)('terms in Chromium', () => {
-  let server: Server
-  let browser: Browser
   let teacher: Account
   let courseId: string
-  const tabs: Tab[] = []
 
+  const suite = serverAndBrowser()
   beforeAll(async () => {
-    server = await startServer()
-    browser = await launchBrowser()
-    const api = server.api
+    const api = suite.server.api
     teacher = await signUp(api, 'TEACHER', 'Tess Terms')
     const c = await api.post('/courses', { token: teacher.token, json: { title: 'Operating Systems', description: 'Autumn' } })
     courseId = c.data.id
@@ -24,19 +19,11 @@ describe.skipIf(!hasChromium)('terms in Chromium', () => {
     })
     expect(e.status).toBe(201)
   }, 60_000)
-  afterAll(async () => {
-    for (const t of tabs) await t.context.close()
-    await browser?.close()
-    await server?.stop()
-  })
-
   test('copy to a new term, then archive the old course', async () => {
-    const tab = await openTab(browser, server.baseUrl)
-    tabs.push(tab)
+    const tab = await openTab(suite.browser, suite.server.baseUrl)
+    suite.tabs.push(tab)
     const { page } = tab
-    await page.goto('/login')
-    await loginViaUi(page, teacher.username)
-    await page.waitForURL('**/courses')
+    await logInAs(page, teacher)
     await page.goto(`/courses/${courseId}/manage?tab=settings`)
 
     const form = page.getByTestId('copy-form')
@@ -55,7 +42,7 @@ describe.skipIf(!hasChromium)('terms in Chromium', () => {
     await page.getByTestId('archive-toggle').click()
     await page.getByTestId('archived-banner').waitFor()
     await page.getByTestId('archive-toggle').filter({ hasText: 'Unarchive this course' }).waitFor()
-    const course = await server.api.get(`/courses/${courseId}`, { token: teacher.token })
+    const course = await suite.server.api.get(`/courses/${courseId}`, { token: teacher.token })
     expect(course.data.archived).toBe(true)
 
     await page.goto('/courses')

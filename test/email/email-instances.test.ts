@@ -17,14 +17,7 @@ describe.skipIf(!process.env.DATABASE_URL)('e-mail from two instances', () => {
   beforeAll(async () => {
     smtp = await TestSmtp.start()
     db = await scratchDatabase('cls_mail')
-    const env = {
-      DATABASE_URL: db.url,
-      JWT_SECRET: 'two-instances-secret-0123456789abcdef',
-      REMINDER_SCAN_CRON: 'off',
-      SMTP_URL: smtp.url,
-      PUBLIC_URL: 'https://learn.example.test',
-      MAIL_SEND_CRON: '* * * * * *',
-    }
+    const env = smtp.senderEnv(db.url)
     metricsPorts.push(await freePort(), await freePort())
     a = await startService({ env: { ...env, METRICS_PORT: String(metricsPorts[0]) } })
     b = await startService({ env: { ...env, METRICS_PORT: String(metricsPorts[1]) } })

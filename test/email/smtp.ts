@@ -46,6 +46,18 @@ export class TestSmtp {
     return s
   }
 
+  /** The environment of a service process on `databaseUrl` that sends its mail here, every second. */
+  senderEnv(databaseUrl: string) {
+    return {
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: 'two-instances-secret-0123456789abcdef',
+      REMINDER_SCAN_CRON: 'off',
+      SMTP_URL: this.url,
+      PUBLIC_URL: 'https://learn.example.test',
+      MAIL_SEND_CRON: '* * * * * *',
+    }
+  }
+
   get url() {
     return `smtp://127.0.0.1:${this.port}`
   }

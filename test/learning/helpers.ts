@@ -64,6 +64,12 @@ export const textTask = { taskType: 'MEDIA', materialType: 'TEXT', content: '<p>
 /** A written hand-in: homework with text instructions (material to read takes no answers, issue 56.6). */
 export const essayTask = { ...textTask, taskKind: 'HOMEWORK', dueAt: '2099-12-31T00:00:00.000Z' }
 
+/** A world (`world(opts)`) with a unit and one point ready for tasks. */
+export async function worldWithPoint(opts: Parameters<typeof world>[0] = {}) {
+  const w = await world(opts)
+  return { w, pointId: (await pointIn(w)).point.id }
+}
+
 /** A unit with one point, ready for tasks. */
 export async function pointIn(w: Pick<World, 'api' | 'base' | 'teacher'>) {
   const unit = await createUnit(w.api, w.base, w.teacher)

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { newId } from '../../src/lib/ids.ts'
 import { ManualClock } from '../support/harness.ts'
-import { choice, createTask, pointIn, shortAnswer, textTask, world, type World } from './helpers.ts'
+import { choice, createTask, shortAnswer, textTask, type World, worldWithPoint } from './helpers.ts'
 
 /**
  * Issue 56.6: reading material (a LEARNING task of type MEDIA) takes no answers: 409 40909
@@ -14,10 +14,7 @@ const clock = new ManualClock('2026-11-22T08:00:00.000Z')
 let w: World
 let pointId: string
 
-beforeAll(async () => {
-  w = await world({ clock })
-  pointId = (await pointIn(w)).point.id
-}, 60_000)
+beforeAll(async () => void ({ w, pointId } = await worldWithPoint({ clock })), 60_000)
 
 const submit = (taskId: string, json: unknown, token = w.student.token) => w.api.post(`${w.base}/tasks/${taskId}/submissions`, { token, json })
 const sheetsOf = async (taskId: string, token = w.teacher.token) => (await w.api.get(`${w.base}/tasks/${taskId}/submissions`, { token })).data.items as any[]

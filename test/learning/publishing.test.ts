@@ -5,7 +5,7 @@ import { studentJoined } from '../../src/modules/reminders/hooks.ts'
 import { addStudent } from '../support/fixtures.ts'
 import { ManualClock, signUp } from '../support/harness.ts'
 import { HOUR, DAY, eventsOf, live, plus } from '../support/reminders.ts'
-import { createTask, pointIn, textTask, world, type World } from './helpers.ts'
+import { createTask, textTask, type World, worldWithPoint } from './helpers.ts'
 
 /**
  * Issue 29.9: drafts, scheduled publishing and unpublishing. A task students cannot see has no
@@ -18,10 +18,7 @@ const clock = new ManualClock(T0)
 let w: World
 let pointId: string
 
-beforeAll(async () => {
-  w = await world({ clock })
-  pointId = (await pointIn(w)).point.id
-}, 60_000)
+beforeAll(async () => void ({ w, pointId } = await worldWithPoint({ clock })), 60_000)
 
 const homework = (extra: Record<string, unknown> = {}) => ({
   title: 'Essay',

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../support/harness.ts'
-import { choice, createTask, pointIn, shortAnswer, world, type World } from './helpers.ts'
+import { choice, createTask, shortAnswer, type World, worldWithPoint } from './helpers.ts'
 
 /**
  * Issue 29.1: editing a quiz keeps its question ids (answers stay attached); a changed key or
@@ -13,10 +13,7 @@ const clock = new ManualClock('2026-11-22T08:00:00.000Z')
 let w: World
 let pointId: string
 
-beforeAll(async () => {
-  w = await world({ clock })
-  pointId = (await pointIn(w)).point.id
-}, 60_000)
+beforeAll(async () => void ({ w, pointId } = await worldWithPoint({ clock })), 60_000)
 
 const patchTask = (taskId: string, json: unknown, token = w.teacher.token) => w.api.patch(`${w.base}/tasks/${taskId}`, { token, json })
 const submit = async (taskId: string, answers: unknown[], token = w.student.token) => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { twoInstances, type ServiceProcess } from '../support/processes.ts'
+import { closedAfter, twoInstances, type ServiceProcess } from '../support/processes.ts'
 import { signUp } from '../support/harness.ts'
 import { SseReader } from './sse.ts'
 
@@ -11,14 +11,9 @@ import { SseReader } from './sse.ts'
  */
 describe.skipIf(!process.env.DATABASE_URL)('live stream across two instances', () => {
   const two = twoInstances('cls_sse', { JWT_SECRET: 'two-instances-secret-0123456789abcdef', REMINDER_SCAN_CRON: 'off', STREAM_HEARTBEAT_SECONDS: '1' }, (url) => ({ DATABASE_LISTEN_URL: url }))
+  const readers: SseReader[] = closedAfter(two)
   let a: ServiceProcess, b: ServiceProcess
-  const readers: SseReader[] = []
-  beforeAll(() => {
-    ;({ a, b } = two)
-    two.closers.push(async () => {
-      for (const r of readers) await r.close()
-    })
-  })
+  beforeAll(() => void ({ a, b } = two))
 
   const call = (svc: ServiceProcess, method: string, path: string, token?: string, json?: unknown) => svc.api.call(method, path, { token, json })
   const account = async (svc: ServiceProcess, role: 'TEACHER' | 'STUDENT') => (await signUp(svc.api, role)).token

@@ -3,7 +3,7 @@ import { newId } from '../../src/lib/ids.ts'
 import { dispatch } from '../../src/modules/reminders/dispatch.ts'
 import { insertSubmission } from '../support/fixtures.ts'
 import { ManualClock, signUp, type Account } from '../support/harness.ts'
-import { createTask, pointIn, textTask, world, type World } from '../learning/helpers.ts'
+import { createTask, textTask, type World, worldWithPoint } from '../learning/helpers.ts'
 import { DAY, HOUR, plus } from '../support/reminders.ts'
 
 /*
@@ -17,10 +17,7 @@ const clock = new ManualClock(T0)
 let w: World
 let pointId: string
 
-beforeAll(async () => {
-  w = await world({ clock })
-  pointId = (await pointIn(w)).point.id
-}, 30_000)
+beforeAll(async () => void ({ w, pointId } = await worldWithPoint({ clock })), 30_000)
 
 const events = async (taskId: string) => {
   const r = await w.api.get(`/courses/${w.course.id}/homeworks/${taskId}/reminders`, { token: w.teacher.token })

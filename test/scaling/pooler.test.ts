@@ -4,7 +4,7 @@ import { LOCK_KEY, maintainDatabase } from '../../src/db/maintenance.ts'
 import { connectExternal } from '../../src/db/connect.ts'
 import { signUp } from '../support/harness.ts'
 import { startPgBouncer, type PgBouncer } from '../support/pgbouncer.ts'
-import { twoInstances, type ServiceProcess } from '../support/processes.ts'
+import { closedAfter, twoInstances, type ServiceProcess } from '../support/processes.ts'
 import { SseReader } from '../notifications/sse.ts'
 
 /*
@@ -29,14 +29,9 @@ describe.skipIf(!process.env.DATABASE_URL)('through a transaction-mode PgBouncer
   afterAll(async () => {
     await pg?.stop()
   })
+  const readers: SseReader[] = closedAfter(two)
   let a: ServiceProcess, b: ServiceProcess
-  const readers: SseReader[] = []
-  beforeAll(() => {
-    ;({ a, b } = two)
-    two.closers.push(async () => {
-      for (const r of readers) await r.close()
-    })
-  })
+  beforeAll(() => void ({ a, b } = two))
   const call = (svc: ServiceProcess, method: string, path: string, token?: string, json?: unknown) => svc.api.call(method, path, { token, json })
 
   test('the pooler is in the way: the service’s statements reach PostgreSQL through PgBouncer’s server connections', async () => {

@@ -2,6 +2,7 @@ import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { collectOutput } from './output.ts'
 import { freePort } from './processes.ts'
 import { waitFor } from './wait.ts'
 
@@ -60,18 +61,7 @@ export async function startPgBouncer(opts: { serverPoolSize?: number } = {}): Pr
   }
   await chmod(dir, 0o755)
   const proc = Bun.spawn([PGBOUNCER, ...(asRoot ? ['-u', 'postgres'] : []), ini], { stdout: 'pipe', stderr: 'pipe' })
-  let out = ''
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    const dec = new TextDecoder()
-    const reader = s.getReader()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      out += dec.decode(value, { stream: true })
-    }
-  }
-  void drain(proc.stdout as ReadableStream<Uint8Array>)
-  void drain(proc.stderr as ReadableStream<Uint8Array>)
+  const output = collectOutput(proc)
   const stop = async () => {
     proc.kill('SIGTERM')
     await proc.exited
@@ -87,7 +77,7 @@ export async function startPgBouncer(opts: { serverPoolSize?: number } = {}): Pr
     )
   } catch (e) {
     await stop()
-    throw new Error(`${(e as Error).message}:\n${out}`)
+    throw new Error(`${(e as Error).message}:\n${output()}`)
   }
   return {
     port,
@@ -97,7 +87,7 @@ export async function startPgBouncer(opts: { serverPoolSize?: number } = {}): Pr
       u.port = String(port)
       return u.toString()
     },
-    output: () => out,
+    output,
     stop,
   }
 }

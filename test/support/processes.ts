@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { httpClient, type Client } from './client.ts'
+import { collectOutput } from './output.ts'
 import { startPgBouncer, type PgBouncer } from './pgbouncer.ts'
 import { waitFor } from './wait.ts'
 
@@ -53,18 +54,7 @@ export async function startService(opts: StartOptions = {}): Promise<ServiceProc
     if (v !== undefined) env[k] = v
   }
   const proc = Bun.spawn(['bun', 'run', 'src/server.ts'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
-  let out = ''
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    const dec = new TextDecoder()
-    const reader = s.getReader()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      out += dec.decode(value, { stream: true })
-    }
-  }
-  void drain(proc.stdout as ReadableStream<Uint8Array>)
-  void drain(proc.stderr as ReadableStream<Uint8Array>)
+  const output = collectOutput(proc)
   const url = `http://127.0.0.1:${port}`
   const svc: ServiceProcess = {
     url,
@@ -72,7 +62,7 @@ export async function startService(opts: StartOptions = {}): Promise<ServiceProc
     dataDir,
     proc,
     api: httpClient(url),
-    output: () => out,
+    output,
     async stop() {
       proc.kill('SIGTERM')
       const code = await proc.exited
@@ -98,7 +88,7 @@ export async function startService(opts: StartOptions = {}): Promise<ServiceProc
     )
   } catch (e) {
     proc.kill('SIGKILL')
-    throw new Error(`${(e as Error).message}:\n${out}`)
+    throw new Error(`${(e as Error).message}:\n${output()}`)
   }
   return svc
 }
@@ -159,6 +149,18 @@ export function twoInstances(
     await db?.drop()
   })
   return two
+}
+
+/**
+ * A list whose entries (live streams, say) are closed after the file's tests, before the two
+ * instances stop: `const readers: SseReader[] = closedAfter(two)`.
+ */
+export function closedAfter<T extends { close(): Promise<unknown> }>(two: TwoInstances): T[] {
+  const open: T[] = []
+  two.closers.push(async () => {
+    for (const o of open) await o.close()
+  })
+  return open
 }
 
 /** A fresh database on the local PostgreSQL server for a multi-process test; dropped by `drop()`. */

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { SseReader } from '../notifications/sse.ts'
+import { SseReader } from './sse.ts'
 import { signUp } from '../support/harness.ts'
-import { twoInstances, type ServiceProcess } from '../support/processes.ts'
+import { closedAfter, twoInstances, type ServiceProcess } from '../support/processes.ts'
 import { waitFor } from '../support/wait.ts'
 
 /*
@@ -11,14 +11,9 @@ import { waitFor } from '../support/wait.ts'
  */
 describe.skipIf(!process.env.DATABASE_URL)('stream cap across two instances (issue 27.3)', () => {
   const two = twoInstances('cls_cap', { JWT_SECRET: 'stream-cap-instances-0123456789abcdef', REMINDER_SCAN_CRON: 'off', STREAM_HEARTBEAT_SECONDS: '1' })
+  const readers: SseReader[] = closedAfter(two)
   let a: ServiceProcess, b: ServiceProcess
-  const readers: SseReader[] = []
-  beforeAll(() => {
-    ;({ a, b } = two)
-    two.closers.push(async () => {
-      for (const r of readers) await r.close()
-    })
-  })
+  beforeAll(() => void ({ a, b } = two))
 
   const token = async (svc: ServiceProcess) => (await signUp(svc.api, 'STUDENT')).token
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { SseReader } from '../notifications/sse.ts'
+import { SseReader } from './sse.ts'
 import { signUp, testApp } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
 
