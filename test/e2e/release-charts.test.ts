@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { createPoint, createTask, createUnit, textTask } from '../learning/helpers.ts'
+import { courseWithEssay, createPoint, createTask, createUnit, handInEssays, textTask } from '../learning/helpers.ts'
 import { formOf } from '../storage/helpers.ts'
 import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp } from '../support/harness.ts'
-import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, serverAndBrowser } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, loggedInTab, openTab, serverAndBrowser } from './support.ts'
 
 /*
  * Issue 54, web, in Chromium: the teacher makes a homework MANUAL in the task editor, grades a
@@ -43,36 +43,16 @@ describe.skipIf(!hasChromium)('grade release and charts in Chromium', () => {
   }
 
   test('MANUAL in the editor, a held grade, Release grades, the student sees it; charts match their tables; axe clean', async () => {
-    const { server, browser } = ctx
-    const { api, deps } = server
+    const { server } = ctx
+    const { api } = server
     const [teacher, alice, bob] = await Promise.all([signUp(api, 'TEACHER', 'Tess Teacher'), signUp(api, 'STUDENT', 'Alice Wang'), signUp(api, 'STUDENT', 'Bob Li')])
-    const courseId = (await insertCourse(deps.sql, teacher.id, 'Rhetoric')).id
-    for (const s of [alice, bob]) await addStudent(deps.sql, courseId, s.id)
-    const base = `/courses/${courseId}/learning`
-    const unit = await createUnit(api, base, teacher, 'Argument')
-    const point = await createPoint(api, base, teacher, unit.id, 'Claims')
-    const now = Date.now()
-    const essay = await createTask(api, base, teacher, point.id, {
-      title: 'Essay 3',
-      ...textTask,
-      taskKind: 'HOMEWORK',
-      startAt: new Date(now - 3600_000).toISOString(),
-      dueAt: new Date(now + 86400_000).toISOString(),
-    })
+    const { courseId, base, essay } = await courseWithEssay(server, teacher, [alice, bob], { course: 'Rhetoric', unit: 'Argument', point: 'Claims', essay: 'Essay 3' })
     expect(essay.gradeRelease).toBe('AUTOMATIC')
-    const sheets: Record<string, string> = {}
-    for (const s of [alice, bob]) {
-      const r = await api.post(`${base}/tasks/${essay.id}/submissions`, { token: s.token, json: { content: `<p>${s.username} argues</p>` } })
-      expect([r.status, r.code]).toEqual([201, 0])
-      sheets[s.id] = r.data.id
-    }
+    const sheets = await handInEssays(api, base, essay.id, [alice, bob])
 
     // The teacher switches the homework to MANUAL in the task editor.
-    const tt = await openTab(browser, server.baseUrl)
+    const tt = await loggedInTab(ctx, teacher)
     const p = tt.page
-    await p.goto('/login')
-    await loginViaUi(p, teacher.username, teacher.password)
-    await p.waitForURL('**/courses')
     await p.goto(`/courses/${courseId}/manage?tab=learning`)
     await p.getByRole('button', { name: 'Edit: Essay 3' }).click()
     const form = p.getByRole('form', { name: 'Edit Essay 3' })
@@ -96,11 +76,8 @@ describe.skipIf(!hasChromium)('grade release and charts in Chromium', () => {
     expect([g.status, g.code, g.data.released]).toEqual([200, 0, false])
 
     // Alice does not see the score yet.
-    const st = await openTab(browser, server.baseUrl)
+    const st = await loggedInTab(ctx, alice, { landing: /\/(courses|homeworks)/ })
     const sp = st.page
-    await sp.goto('/login')
-    await loginViaUi(sp, alice.username, alice.password)
-    await sp.waitForURL(/\/(courses|homeworks)/)
     await sp.goto('/homeworks')
     await sp.getByText('Essay 3').first().waitFor()
     expect(await sp.getByText('Score 85').count()).toBe(0)
@@ -151,22 +128,10 @@ describe.skipIf(!hasChromium)('grade release and charts in Chromium', () => {
   }, 120_000)
 
   test('grading by rubric from the keyboard: first criterion focused, digits pick levels, Enter saves and opens the next student', async () => {
-    const { server, browser } = ctx
-    const { api, deps } = server
+    const { server } = ctx
+    const { api } = server
     const [teacher, alice, bob] = await Promise.all([signUp(api, 'TEACHER', 'Tess Teacher'), signUp(api, 'STUDENT', 'Alice Wang'), signUp(api, 'STUDENT', 'Bob Li')])
-    const courseId = (await insertCourse(deps.sql, teacher.id, 'Rhetoric II')).id
-    for (const s of [alice, bob]) await addStudent(deps.sql, courseId, s.id)
-    const base = `/courses/${courseId}/learning`
-    const unit = await createUnit(api, base, teacher, 'Argument')
-    const point = await createPoint(api, base, teacher, unit.id, 'Claims')
-    const now = Date.now()
-    const essay = await createTask(api, base, teacher, point.id, {
-      title: 'Essay 4',
-      ...textTask,
-      taskKind: 'HOMEWORK',
-      startAt: new Date(now - 3600_000).toISOString(),
-      dueAt: new Date(now + 86400_000).toISOString(),
-    })
+    const { courseId, base, essay } = await courseWithEssay(server, teacher, [alice, bob], { course: 'Rhetoric II', unit: 'Argument', point: 'Claims', essay: 'Essay 4' })
     const put = await api.put(`${base}/tasks/${essay.id}/rubric`, {
       token: teacher.token,
       json: {
@@ -179,19 +144,11 @@ describe.skipIf(!hasChromium)('grade release and charts in Chromium', () => {
       },
     })
     expect([put.status, put.code]).toEqual([200, 0])
-    const sheets: Record<string, string> = {}
     // Bob first, Alice second: the roster lists the newest hand-in first, so Alice is graded first.
-    for (const s of [bob, alice]) {
-      const r = await api.post(`${base}/tasks/${essay.id}/submissions`, { token: s.token, json: { content: `<p>${s.username} argues</p>` } })
-      expect([r.status, r.code]).toEqual([201, 0])
-      sheets[s.id] = r.data.id
-    }
+    const sheets = await handInEssays(api, base, essay.id, [bob, alice])
 
-    const tt = await openTab(browser, server.baseUrl)
+    const tt = await loggedInTab(ctx, teacher)
     const p = tt.page
-    await p.goto('/login')
-    await loginViaUi(p, teacher.username, teacher.password)
-    await p.waitForURL('**/courses')
     await p.goto(`/courses/${courseId}/manage?tab=grading&taskId=${essay.id}&student=${alice.id}`)
     const form = p.getByRole('form', { name: 'Grade Alice Wang by the rubric' })
     await form.waitFor()
@@ -263,7 +220,7 @@ describe.skipIf(!hasChromium)('grade release and charts in Chromium', () => {
   }, 120_000)
 
   test('an experiment: MANUAL in its edit form, a held grade, Release grades, the student then has the score', async () => {
-    const { server, browser } = ctx
+    const { server } = ctx
     const { api, deps } = server
     const [teacher, alice] = await Promise.all([signUp(api, 'TEACHER', 'Tess Teacher'), signUp(api, 'STUDENT', 'Alice Wang')])
     const courseId = (await insertCourse(deps.sql, teacher.id, 'Optics')).id
@@ -274,11 +231,8 @@ describe.skipIf(!hasChromium)('grade release and charts in Chromium', () => {
     })
     expect([lab.status, lab.data.gradeRelease]).toEqual([201, 'AUTOMATIC'])
 
-    const tt = await openTab(browser, server.baseUrl)
+    const tt = await loggedInTab(ctx, teacher)
     const p = tt.page
-    await p.goto('/login')
-    await loginViaUi(p, teacher.username, teacher.password)
-    await p.waitForURL('**/courses')
     await p.goto(`/courses/${courseId}/manage?tab=experiments`)
     await p.getByRole('button', { name: 'Edit experiment Prism lab' }).click()
     const form = p.getByRole('form', { name: 'Edit experiment Prism lab' })

@@ -1,16 +1,15 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Keyboard, Page } from 'playwright-core'
-import { createPoint, createTask, createUnit, textTask } from '../learning/helpers.ts'
+import { courseWithEssay, createTask } from '../learning/helpers.ts'
 import { formOf } from '../storage/helpers.ts'
-import { addStudent, insertCourse } from '../support/fixtures.ts'
 import { signUp, uniq, type Account } from '../support/harness.ts'
 import { tokenSigner } from '../../src/http/auth.ts'
 import { newId } from '../../src/lib/ids.ts'
 import { insertUser } from '../../src/modules/auth/queries.ts'
 import { startSession } from '../../src/modules/auth/session.ts'
 import type { Deps } from '../../src/deps.ts'
-import { expectAccessible, expectNoErrors, hasChromium, loginViaUi, openTab, serverAndBrowser } from './support.ts'
+import { expectAccessible, expectNoErrors, hasChromium, loggedInTab, serverAndBrowser } from './support.ts'
 
 /*
  * Issue 54, the web app's rubrics in Chromium: the teacher writes rubrics in the editor (homework,
@@ -91,22 +90,10 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
   const ctx = serverAndBrowser()
 
   test('the editor on a homework, a quiz and an experiment; quiz and experiment graded by rubric; the student sees the rubric, then the levels', async () => {
-    const { server, browser } = ctx
-    const { api, deps } = server
+    const { server } = ctx
+    const { api } = server
     const [teacher, alice] = await Promise.all([signUp(api, 'TEACHER', 'Tess Teacher'), signUp(api, 'STUDENT', 'Alice Wang')])
-    const courseId = (await insertCourse(deps.sql, teacher.id, 'Rhetoric')).id
-    await addStudent(deps.sql, courseId, alice.id)
-    const base = `/courses/${courseId}/learning`
-    const unit = await createUnit(api, base, teacher, 'Argument')
-    const point = await createPoint(api, base, teacher, unit.id, 'Claims')
-    const now = Date.now()
-    const essay = await createTask(api, base, teacher, point.id, {
-      title: 'Essay 5',
-      ...textTask,
-      taskKind: 'HOMEWORK',
-      startAt: new Date(now - 3600_000).toISOString(),
-      dueAt: new Date(now + 86400_000).toISOString(),
-    })
+    const { courseId, base, point, essay, now } = await courseWithEssay(server, teacher, [alice], { course: 'Rhetoric', unit: 'Argument', point: 'Claims', essay: 'Essay 5' })
     const quiz = await createTask(api, base, teacher, point.id, {
       title: 'Claims quiz',
       taskType: 'QUIZ',
@@ -122,11 +109,8 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
     })
     expect(lab.status).toBe(201)
 
-    const tt = await openTab(browser, server.baseUrl)
+    const tt = await loggedInTab(ctx, teacher)
     const p = tt.page
-    await p.goto('/login')
-    await loginViaUi(p, teacher.username, teacher.password)
-    await p.waitForURL('**/courses')
 
     // Homework: two criteria written, a third added and removed, the second moved up, a level added and moved.
     await p.goto(`/courses/${courseId}/manage?tab=grading&taskId=${essay.id}`)
@@ -180,11 +164,8 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
     expect(again.data.rubric.criteria.map((c: any) => c.id)).toEqual(saved.data.rubric.criteria.map((c: any) => c.id))
 
     // Alice sees the homework's rubric before handing in.
-    const st = await openTab(browser, server.baseUrl)
+    const st = await loggedInTab(ctx, alice, { landing: /\/(courses|homeworks)/ })
     const sp = st.page
-    await sp.goto('/login')
-    await loginViaUi(sp, alice.username, alice.password)
-    await sp.waitForURL(/\/(courses|homeworks)/)
     await sp.goto(`/courses/${courseId}?taskId=${essay.id}`)
     const before = sp.getByTestId('rubric-view').first()
     await before.getByText('Your teacher grades this with the rubric below: one level per criterion.').waitFor()
@@ -273,25 +254,12 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
   }, 180_000)
 
   test('40 students of a MANUAL homework graded by keyboard (≤ 4 keys + the digits each), released, charted', async () => {
-    const { server, browser } = ctx
+    const { server } = ctx
     const { api, deps } = server
     const STUDENTS = 40
     const teacher = await signUp(api, 'TEACHER', 'Tess Teacher')
     const students = await seedStudents(deps, STUDENTS)
-    const courseId = (await insertCourse(deps.sql, teacher.id, 'Composition')).id
-    for (const s of students) await addStudent(deps.sql, courseId, s.id)
-    const base = `/courses/${courseId}/learning`
-    const unit = await createUnit(api, base, teacher, 'Essays')
-    const point = await createPoint(api, base, teacher, unit.id, 'Week 9')
-    const now = Date.now()
-    const essay = await createTask(api, base, teacher, point.id, {
-      title: 'Essay 9',
-      ...textTask,
-      taskKind: 'HOMEWORK',
-      gradeRelease: 'MANUAL',
-      startAt: new Date(now - 3600_000).toISOString(),
-      dueAt: new Date(now + 86400_000).toISOString(),
-    })
+    const { courseId, base, essay } = await courseWithEssay(server, teacher, students, { course: 'Composition', unit: 'Essays', point: 'Week 9', essay: 'Essay 9' }, { gradeRelease: 'MANUAL' })
     const put = await api.put(`${base}/tasks/${essay.id}/rubric`, {
       token: teacher.token,
       json: {
@@ -320,11 +288,8 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
     const byName = new Map(students.map((s, i) => [`Student ${String(i + 1).padStart(2, '0')}`, { s, digits: [1 + (i % 3), 1 + (Math.floor(i / 3) % 3), 1 + (Math.floor(i / 9) % 3)] }]))
     const expected = (digits: number[]) => Math.round((digits.reduce((a, d, c) => a + points[c]![d - 1]!, 0) / 20) * 10000) / 100
 
-    const tt = await openTab(browser, server.baseUrl)
+    const tt = await loggedInTab(ctx, teacher)
     const p = tt.page
-    await p.goto('/login')
-    await loginViaUi(p, teacher.username, teacher.password)
-    await p.waitForURL('**/courses')
     await p.goto(`/courses/${courseId}/manage?tab=grading&taskId=${essay.id}`)
     const counter = countingKeyboard(p.keyboard)
     const sheet = p.getByTestId('grading-sheet')
@@ -371,11 +336,8 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
     await p.getByTestId('release-bar').getByText(`${STUDENTS} grades wait for release: students see them only after you release them.`).waitFor()
     await p.getByRole('button', { name: 'Release grades' }).click()
     await p.getByTestId('released').getByText(`${STUDENTS} grades released; ${STUDENTS} student(s) notified.`).waitFor()
-    const st = await openTab(browser, server.baseUrl)
+    const st = await loggedInTab(ctx, first.s, { landing: /\/(courses|homeworks)/ })
     const sp = st.page
-    await sp.goto('/login')
-    await loginViaUi(sp, first.s.username, first.s.password)
-    await sp.waitForURL(/\/(courses|homeworks)/)
     await sp.goto(`/courses/${courseId}?taskId=${essay.id}`)
     const view = sp.getByTestId('rubric-view').first()
     await view.getByText('Rubric: your levels (0 of 20 points)').waitFor()

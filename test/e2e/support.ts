@@ -93,11 +93,11 @@ export async function logIn(page: Page, who: { username: string; password: strin
 export async function loggedInTab(
   suite: BrowserSuite,
   who: { username: string; password: string },
-  opts: { viewport?: { width: number; height: number }; zh?: boolean; locale?: string } = {},
+  opts: { viewport?: { width: number; height: number }; zh?: boolean; locale?: string; landing?: string | RegExp } = {},
 ): Promise<Tab> {
   const t = await openTab(suite.browser, suite.server.baseUrl, { viewport: opts.viewport, locale: opts.locale ?? (opts.zh ? 'zh-CN' : undefined) })
   suite.tabs.push(t)
-  await logInAs(t.page, who, { zh: opts.zh })
+  await logInAs(t.page, who, { zh: opts.zh, landing: opts.landing })
   return t
 }
 

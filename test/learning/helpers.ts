@@ -96,3 +96,43 @@ export function countingSql(sql: Sql) {
   const counter = { n: 0 }
   return { sql: countingStatements(sql, () => counter.n++), counter }
 }
+
+/**
+ * A course of `teacher` with `students` enrolled and one open homework essay (started an hour
+ * ago, due in a day) in a unit's point: what the browser grading tests start from.
+ */
+export async function courseWithEssay(
+  server: { api: Client; deps: { sql: Parameters<typeof insertCourse>[0] } },
+  teacher: Account,
+  students: Account[],
+  names: { course: string; unit: string; point: string; essay: string },
+  extra: Record<string, unknown> = {},
+) {
+  const { api, deps } = server
+  const courseId = (await insertCourse(deps.sql, teacher.id, names.course)).id
+  for (const s of students) await addStudent(deps.sql, courseId, s.id)
+  const base = `/courses/${courseId}/learning`
+  const unit = await createUnit(api, base, teacher, names.unit)
+  const point = await createPoint(api, base, teacher, unit.id, names.point)
+  const now = Date.now()
+  const essay = await createTask(api, base, teacher, point.id, {
+    title: names.essay,
+    ...textTask,
+    taskKind: 'HOMEWORK',
+    startAt: new Date(now - 3600_000).toISOString(),
+    dueAt: new Date(now + 86400_000).toISOString(),
+    ...extra,
+  })
+  return { courseId, base, point, essay, now }
+}
+
+/** Each of `students` hands in a written answer to the essay (201, code 0); their sheet ids by student id. */
+export async function handInEssays(api: Client, base: string, essayId: string, students: Account[]) {
+  const sheets: Record<string, string> = {}
+  for (const s of students) {
+    const r = await api.post(`${base}/tasks/${essayId}/submissions`, { token: s.token, json: { content: `<p>${s.username} argues</p>` } })
+    if (r.status !== 201 || r.code !== 0) throw new Error(`hand-in: ${r.status} ${JSON.stringify(r.body)}`)
+    sheets[s.id] = r.data.id
+  }
+  return sheets
+}

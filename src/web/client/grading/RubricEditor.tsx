@@ -86,14 +86,16 @@ export function RubricEditor({
   const [errs, setErrs] = useState<Record<string, string>>({})
   const [saved, setSaved] = useState<'saved' | 'removed' | null>(null)
   const save = useMutation({
-    mutationFn: (body: { rubric: { criteria: unknown[] } | null }) => api<unknown>('PUT', path, body),
-    onSuccess: async (_data, body) => {
+    mutationFn: (body: { rubric: { criteria: unknown[] } | null }) => api<{ rubric?: Rubric | null }>('PUT', path, body),
+    onSuccess: async (data, body) => {
       setSaved(body.rubric ? 'saved' : 'removed')
-      if (!body.rubric) setCriteria([])
+      // The saved rubric comes back with its ids (new criteria and levels get theirs here): take
+      // them at once, so a second save keeps them even before the refetched task arrives.
+      setCriteria(body.rubric ? toDraft(data?.rubric ?? null) : [])
       await Promise.all(invalidate.map((queryKey) => queryClient.invalidateQueries({ queryKey })))
     },
   })
-  // After a save the rubric comes back with its ids: take them, so the next save keeps them.
+  // The rubric changed elsewhere (a refetch after this save, another tab): show it unless a save is under way.
   const [seen, setSeen] = useState(rubric)
   if (rubric !== seen) {
     setSeen(rubric)
