@@ -5,6 +5,7 @@ import { NS } from '../manage/messages.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { TextField } from '../ui/form.tsx'
+import { SaveBar } from './SaveBar.tsx'
 import { useGradeDraft } from './useGradeDraft.ts'
 
 /** Score (0-100, decimals allowed) and rich-text feedback; `save` performs the PATCH. Unsaved input stays a draft per submission. */
@@ -65,19 +66,7 @@ export function GradeForm({
       />
       <RichEditor label={t('form.feedback')} value={feedback} onChange={setFeedback} error={server.feedback} />
       {error != null && !server.score && !server.feedback ? <ErrorNotice error={error} /> : null}
-      <button type="submit" className="btn btn-primary" disabled={pending}>
-        {pending ? t('form.saving') : t('form.save')}
-      </button>
-      {saved && !draft.dirty && (
-        <span className="saved" role="status">
-          {t('form.saved')}
-        </span>
-      )}
-      {draft.dirty && (
-        <p className="hint unsaved-note" role="status" data-testid="unsaved-grade">
-          {t('form.unsavedKept')}
-        </p>
-      )}
+      <SaveBar pending={pending} label={t('form.save')} saved={saved} dirty={draft.dirty} unsavedNote />
     </form>
   )
 }

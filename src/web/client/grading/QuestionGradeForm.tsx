@@ -11,6 +11,7 @@ import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { addedAfter } from '../workspace/data.ts'
+import { SaveBar } from './SaveBar.tsx'
 import { useGradeDraft } from './useGradeDraft.ts'
 
 const sameSet = (a: number[], b: number[]) => a.length === b.length && a.every((x) => b.includes(x))
@@ -195,19 +196,7 @@ export function QuestionGradeForm({
       )}
       <RichEditor label={t('form.feedback')} value={feedback} onChange={setFeedback} error={server.feedback} />
       {error != null && !Object.keys(server).length ? <ErrorNotice error={error} /> : null}
-      <button type="submit" className="btn btn-primary" disabled={pending}>
-        {pending ? t('form.saving') : t('form.save')}
-      </button>
-      {saved && !draft.dirty && (
-        <span className="saved" role="status">
-          {t('form.saved')}
-        </span>
-      )}
-      {draft.dirty && (
-        <p className="hint unsaved-note" role="status" data-testid="unsaved-grade">
-          {t('form.unsavedKept')}
-        </p>
-      )}
+      <SaveBar pending={pending} label={t('form.save')} saved={saved} dirty={draft.dirty} unsavedNote />
     </form>
   )
 }

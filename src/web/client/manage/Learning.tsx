@@ -7,7 +7,7 @@ import { keys, useLearning, useMembers, useReminders } from '../queries.ts'
 import type { EditedTask, LearningTree, Point, Task, Unit } from '../types.ts'
 import { RegradeNotice } from '../teaching/QuizEditNotices.tsx'
 import { Badge } from '../ui/Badge.tsx'
-import { TableWrap, TextArea, TextField } from '../ui/form.tsx'
+import { TableWrap, TextArea, TextField, SubmitButton } from '../ui/form.tsx'
 import { Empty, ErrorNotice, QueryView } from '../ui/Notice.tsx'
 import { Time } from '../ui/time.tsx'
 import { useT } from '../i18n/index.ts'
@@ -110,9 +110,7 @@ function TitleForm({
         <TextArea label={t('learning.description')} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} hint={t('learning.optional')} />
         {save.error && !error && <ErrorNotice error={save.error} />}
         <div className="actions">
-          <button type="submit" className="btn btn-primary btn-small" disabled={save.isPending}>
-            {save.isPending ? t('learning.saving') : submitLabel}
-          </button>
+          <SubmitButton className="btn btn-primary btn-small" pending={save.isPending} pendingLabel={t('learning.saving')} label={submitLabel} />
           {onDone && (
             <button type="button" className="btn btn-small btn-ghost" onClick={onDone}>
               {t('learning.cancel')}
