@@ -4,7 +4,7 @@ import { useT } from '../i18n/index.ts'
 import { NS } from '../manage/messages.ts'
 import type { Task } from '../types.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
-import { SaveBar } from './SaveBar.tsx'
+import { SaveBar } from './formParts.tsx'
 import { useGradeDraft } from './useGradeDraft.ts'
 
 type Rubric = NonNullable<Task['rubric']>

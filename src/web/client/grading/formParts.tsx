@@ -1,6 +1,7 @@
+/** The pieces the grade forms (GradeForm, QuestionGradeForm, RubricGradeForm) share. */
 import { useT } from '../i18n/index.ts'
 import { NS } from '../manage/messages.ts'
-import { SubmitButton } from '../ui/form.tsx'
+import { SubmitButton, TextField } from '../ui/form.tsx'
 
 /**
  * The end of every grade form: the save button, the "Saved" status once the server took the
@@ -36,5 +37,25 @@ export function SaveBar({
         </p>
       )}
     </>
+  )
+}
+
+/** The 0-100 score of a grade form (half points allowed). */
+export function ScoreField({ value, onChange, error }: { value: string; onChange: (v: string) => void; error?: string }) {
+  const { t } = useT(NS)
+  return (
+    <TextField
+      label={t('form.score')}
+      type="number"
+      inputMode="decimal"
+      min={0}
+      max={100}
+      step="0.5"
+      className="score-input"
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      error={error}
+      required
+    />
   )
 }
