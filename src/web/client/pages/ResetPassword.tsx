@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
-import { Link, useSearchParams } from 'react-router'
+import { Link } from 'react-router'
 import { api, fieldErrors } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
@@ -10,13 +10,13 @@ import { SubmitButton } from '../ui/form.tsx'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { NS } from './account/messages.ts'
 import { NewPasswordField } from './account/fields.tsx'
+import { useLinkToken } from './account/linkToken.ts'
 
 /** /reset-password?token=…: chooses a new password with the link from the mail. */
 export default function ResetPasswordPage() {
   const { t } = useT(NS)
   usePageTitle(t('reset.title'))
-  const [params] = useSearchParams()
-  const token = params.get('token') ?? ''
+  const token = useLinkToken()
   const qc = useQueryClient()
   const [password, setPassword] = useState('')
   const [confirm, setConfirm] = useState('')
