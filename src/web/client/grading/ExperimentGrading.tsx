@@ -11,8 +11,9 @@ import { Badge } from '../ui/Badge.tsx'
 import { FilePreview } from '../ui/FilePreview.tsx'
 import { Empty } from '../ui/Notice.tsx'
 import { RichText } from '../ui/RichText.tsx'
-import { formatBytes, formatDateTime, formatScore, Time } from '../ui/time.tsx'
+import { formatBytes, formatScore, Time } from '../ui/time.tsx'
 import { isPastDue, useSecondNow } from '../teaching/clock.ts'
+import { EarlierAttempts } from './EarlierAttempts.tsx'
 import { GradeForm } from './GradeForm.tsx'
 import { ReleaseGrades } from './ReleaseGrades.tsx'
 import { RubricGradeForm } from './RubricGradeForm.tsx'
@@ -85,23 +86,14 @@ export function ExperimentGrading({ experimentId, courseId }: { experimentId: st
         return (
           <>
             <ExperimentSubmissionItem key={newest.id} s={newest} courseId={courseId} attempts={r.attempts.length} rubric={experiment?.rubric ?? null} next={nav.next} />
-            {earlier.length > 0 && (
-              <details className="earlier-attempts">
-                <summary>{t('grading.earlier', { count: earlier.length })}</summary>
-                <ul className="plain stack">
-                  {earlier.map((s) => (
-                    <li key={s.id} className="submission">
-                      <p className="submission-head">
-                        {t('grading.attemptAt', { when: formatDateTime(s.submittedAt) })} {s.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
-                        {s.gradedAt && <Badge tone="ok">{t('grading.graded', { score: formatScore(s.score) })}</Badge>}
-                      </p>
-                      <FilePreview url={submissionFileUrl(s)} name={s.fileName} contentType={s.contentType} meta={`(${formatBytes(s.fileSize)})`} />
-                      {s.note && <p className="note">{t('grading.note', { note: s.note })}</p>}
-                    </li>
-                  ))}
-                </ul>
-              </details>
-            )}
+            <EarlierAttempts earlier={earlier} score={(s) => (s.gradedAt ? formatScore(s.score) : null)}>
+              {(s) => (
+                <>
+                  <FilePreview url={submissionFileUrl(s)} name={s.fileName} contentType={s.contentType} meta={`(${formatBytes(s.fileSize)})`} />
+                  {s.note && <p className="note">{t('grading.note', { note: s.note })}</p>}
+                </>
+              )}
+            </EarlierAttempts>
           </>
         )
       }}

@@ -4,7 +4,7 @@ import { useT } from '../i18n/index.ts'
 import { NS } from '../manage/messages.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
-import { TextField } from '../ui/form.tsx'
+import { SaveBar, ScoreField } from './formParts.tsx'
 import { useGradeDraft } from './useGradeDraft.ts'
 
 /** Score (0-100, decimals allowed) and rich-text feedback; `save` performs the PATCH. Unsaved input stays a draft per submission. */
@@ -50,34 +50,10 @@ export function GradeForm({
   const server = fieldErrors(error)
   return (
     <form className="grade-form" onSubmit={submit} noValidate aria-label={t('form.gradeWho', { who })}>
-      <TextField
-        label={t('form.score')}
-        type="number"
-        inputMode="decimal"
-        min={0}
-        max={100}
-        step="0.5"
-        value={score}
-        onChange={(e) => setScore(e.target.value)}
-        error={err ?? server.score}
-        required
-        className="score-input"
-      />
+      <ScoreField value={score} onChange={setScore} error={err ?? server.score} />
       <RichEditor label={t('form.feedback')} value={feedback} onChange={setFeedback} error={server.feedback} />
       {error != null && !server.score && !server.feedback ? <ErrorNotice error={error} /> : null}
-      <button type="submit" className="btn btn-primary" disabled={pending}>
-        {pending ? t('form.saving') : t('form.save')}
-      </button>
-      {saved && !draft.dirty && (
-        <span className="saved" role="status">
-          {t('form.saved')}
-        </span>
-      )}
-      {draft.dirty && (
-        <p className="hint unsaved-note" role="status" data-testid="unsaved-grade">
-          {t('form.unsavedKept')}
-        </p>
-      )}
+      <SaveBar pending={pending} label={t('form.save')} saved={saved} dirty={draft.dirty} unsavedNote />
     </form>
   )
 }

@@ -11,6 +11,7 @@ import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { addedAfter } from '../workspace/data.ts'
+import { SaveBar, ScoreField } from './formParts.tsx'
 import { useGradeDraft } from './useGradeDraft.ts'
 
 const sameSet = (a: number[], b: number[]) => a.length === b.length && a.every((x) => b.includes(x))
@@ -174,19 +175,7 @@ export function QuestionGradeForm({
         </fieldset>
       )}
       {(!perQuestion || override) && (
-        <TextField
-          label={t('form.score')}
-          type="number"
-          inputMode="decimal"
-          min={0}
-          max={100}
-          step="0.5"
-          className="score-input"
-          value={score}
-          onChange={(e) => setScore(e.target.value)}
-          error={errs.score ?? server.score}
-          required
-        />
+        <ScoreField value={score} onChange={setScore} error={errs.score ?? server.score} />
       )}
       {perQuestion && !override && errs.score && (
         <p className="field-error" role="alert">
@@ -195,19 +184,7 @@ export function QuestionGradeForm({
       )}
       <RichEditor label={t('form.feedback')} value={feedback} onChange={setFeedback} error={server.feedback} />
       {error != null && !Object.keys(server).length ? <ErrorNotice error={error} /> : null}
-      <button type="submit" className="btn btn-primary" disabled={pending}>
-        {pending ? t('form.saving') : t('form.save')}
-      </button>
-      {saved && !draft.dirty && (
-        <span className="saved" role="status">
-          {t('form.saved')}
-        </span>
-      )}
-      {draft.dirty && (
-        <p className="hint unsaved-note" role="status" data-testid="unsaved-grade">
-          {t('form.unsavedKept')}
-        </p>
-      )}
+      <SaveBar pending={pending} label={t('form.save')} saved={saved} dirty={draft.dirty} unsavedNote />
     </form>
   )
 }

@@ -4,6 +4,7 @@ import { useT } from '../i18n/index.ts'
 import { NS } from '../manage/messages.ts'
 import type { Task } from '../types.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
+import { SaveBar } from './formParts.tsx'
 import { useGradeDraft } from './useGradeDraft.ts'
 
 type Rubric = NonNullable<Task['rubric']>
@@ -129,14 +130,7 @@ export function RubricGradeForm({
         {score == null ? t('rubric.pickAll') : t('rubric.score', { score: formatNumber(score, 2) })}
       </p>
       {error != null && <ErrorNotice error={error} />}
-      <button type="submit" className="btn btn-primary" disabled={pending || !complete}>
-        {pending ? t('form.saving') : t('rubric.save')}
-      </button>
-      {saved && !draft.dirty && (
-        <span className="saved" role="status">
-          {t('form.saved')}
-        </span>
-      )}
+      <SaveBar pending={pending} disabled={!complete} label={t('rubric.save')} saved={saved} dirty={draft.dirty} unsavedNote={false} />
     </form>
   )
 }

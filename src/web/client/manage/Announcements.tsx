@@ -7,7 +7,7 @@ import type { Announcement, Course } from '../types.ts'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { RichText } from '../ui/RichText.tsx'
-import { TextField } from '../ui/form.tsx'
+import { TextField, SubmitButton } from '../ui/form.tsx'
 import { fromLocalInput, Time, toLocalInput } from '../ui/time.tsx'
 import { PublicationFields, PublishBadge, type Publication } from '../publishing/Publishing.tsx'
 import { translate } from '../i18n/index.ts'
@@ -202,9 +202,7 @@ function AnnouncementForm({
       )}
       {save.error && !Object.keys(errors).length && <ErrorNotice error={save.error} />}
       <div className="actions">
-        <button type="submit" className="btn btn-primary" disabled={save.isPending}>
-          {save.isPending ? t('common.saving') : submitLabel}
-        </button>
+        <SubmitButton pending={save.isPending} pendingLabel={t('common.saving')} label={submitLabel} />
         {onCancel && (
           <button
             type="button"

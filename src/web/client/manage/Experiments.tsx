@@ -6,7 +6,7 @@ import { ExperimentGrading } from '../grading/ExperimentGrading.tsx'
 import { useT } from '../i18n/index.ts'
 import { keys, useExperiments } from '../queries.ts'
 import type { Experiment, GradeRelease } from '../types.ts'
-import { RadioGroup, TextField } from '../ui/form.tsx'
+import { RadioGroup, TextField, SubmitButton } from '../ui/form.tsx'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { fromLocalInput, Time, toLocalInput } from '../ui/time.tsx'
@@ -141,9 +141,7 @@ function ExperimentForm({ courseId, experiment, onDone }: { courseId: string; ex
       </div>
       {save.error && !Object.keys(errors).length && <ErrorNotice error={save.error} />}
       <div className="actions">
-        <button type="submit" className="btn btn-primary" disabled={save.isPending}>
-          {save.isPending ? t('common.saving') : experiment ? t('common.save') : t('experiments.publish')}
-        </button>
+        <SubmitButton pending={save.isPending} pendingLabel={t('common.saving')} label={experiment ? t('common.save') : t('experiments.publish')} />
         {onDone && (
           <button
             type="button"

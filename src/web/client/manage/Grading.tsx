@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useSearchParams } from 'react-router'
 import { api } from '../api.ts'
+import { EarlierAttempts } from '../grading/EarlierAttempts.tsx'
 import { ExperimentGrading } from '../grading/ExperimentGrading.tsx'
 import { DownloadAllLink } from '../terms/Terms.tsx'
 import { QuestionGradeForm } from '../grading/QuestionGradeForm.tsx'
@@ -20,7 +21,7 @@ import { SelectField } from '../ui/form.tsx'
 import { Empty, ErrorNotice } from '../ui/Notice.tsx'
 import { HandedInFiles } from '../ui/FilesPicker.tsx'
 import { RichText } from '../ui/RichText.tsx'
-import { Time, formatDateTime } from '../ui/time.tsx'
+import { Time } from '../ui/time.tsx'
 import { allTasks } from '../workspace/sections.tsx'
 import { PrivateComments } from '../comments/Blocks.tsx'
 import { NS } from './messages.ts'
@@ -209,37 +210,27 @@ function Attempts({ attempts, task, courseId, who, next }: { attempts: LearningS
   return (
     <>
       <SubmissionGrading s={newest!} task={task} courseId={courseId} who={who} attempts={attempts.length} next={next} />
-      {earlier.length > 0 && (
-        <details className="earlier-attempts">
-          <summary>{t('grading.earlier', { count: earlier.length })}</summary>
-          <ul className="plain stack">
-            {earlier.map((s) => (
-              <li key={s.id} className="submission">
-                <p className="submission-head">
-                  {t('grading.attemptAt', { when: formatDateTime(s.submittedAt) })}{' '}
-                  {s.late && <Badge tone="danger">{t('grading.late')}</Badge>}{' '}
-                  {s.status === 'GRADED' && <Badge tone="ok">{t('grading.graded', { score: formatNumber(s.score, 2) })}</Badge>}
-                </p>
-                {s.content && <RichText html={s.content} />}
-                <HandedInFiles files={s.files} />
-                {s.answers && (
-                  <ol className="answers">
-                    {task.questions.map((q) => {
-                      const a = s.answers?.find((x) => x.questionId === q.id)
-                      const text = q.type === 'SHORT_ANSWER' ? a?.text : (a?.selectedOptions ?? []).map((i) => q.options[i]).join(', ')
-                      return (
-                        <li key={q.id}>
-                          <span className="answer-stem">{q.stem}</span> <span className="answer-value">{text || t('grading.noAnswer')}</span>
-                        </li>
-                      )
-                    })}
-                  </ol>
-                )}
-              </li>
-            ))}
-          </ul>
-        </details>
-      )}
+      <EarlierAttempts earlier={earlier} score={(s) => (s.status === 'GRADED' ? formatNumber(s.score, 2) : null)}>
+        {(s) => (
+          <>
+            {s.content && <RichText html={s.content} />}
+            <HandedInFiles files={s.files} />
+            {s.answers && (
+              <ol className="answers">
+                {task.questions.map((q) => {
+                  const a = s.answers?.find((x) => x.questionId === q.id)
+                  const text = q.type === 'SHORT_ANSWER' ? a?.text : (a?.selectedOptions ?? []).map((i) => q.options[i]).join(', ')
+                  return (
+                    <li key={q.id}>
+                      <span className="answer-stem">{q.stem}</span> <span className="answer-value">{text || t('grading.noAnswer')}</span>
+                    </li>
+                  )
+                })}
+              </ol>
+            )}
+          </>
+        )}
+      </EarlierAttempts>
     </>
   )
 }

@@ -7,7 +7,7 @@ import { keys, useLearning, useMembers, useReminders } from '../queries.ts'
 import type { EditedTask, LearningTree, Point, Task, Unit } from '../types.ts'
 import { RegradeNotice } from '../teaching/QuizEditNotices.tsx'
 import { Badge } from '../ui/Badge.tsx'
-import { TableWrap, TextArea, TextField } from '../ui/form.tsx'
+import { TableWrap, TextArea, TextField, SubmitButton } from '../ui/form.tsx'
 import { Empty, ErrorNotice, QueryView } from '../ui/Notice.tsx'
 import { Time } from '../ui/time.tsx'
 import { useT } from '../i18n/index.ts'
@@ -18,6 +18,7 @@ import { isGradable } from './Grading.tsx'
 import { TaskForm } from './TaskForm.tsx'
 import { LtiPicker } from '../lti/Lti.tsx'
 import { PublishBadge, PublishButton } from '../publishing/Publishing.tsx'
+import { MoveButtons, ReorderStatus } from './Reorder.tsx'
 
 /** Units → knowledge points → tasks, with create/edit forms and task reordering. */
 export function LearningTab({ course }: TabProps) {
@@ -110,9 +111,7 @@ function TitleForm({
         <TextArea label={t('learning.description')} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} hint={t('learning.optional')} />
         {save.error && !error && <ErrorNotice error={save.error} />}
         <div className="actions">
-          <button type="submit" className="btn btn-primary btn-small" disabled={save.isPending}>
-            {save.isPending ? t('learning.saving') : submitLabel}
-          </button>
+          <SubmitButton className="btn btn-primary btn-small" pending={save.isPending} pendingLabel={t('learning.saving')} label={submitLabel} />
           {onDone && (
             <button type="button" className="btn btn-small btn-ghost" onClick={onDone}>
               {t('learning.cancel')}
@@ -317,10 +316,7 @@ function TaskList({ point, courseId }: { point: Point; courseId: string }) {
           </li>
         ))}
       </ol>
-      <p className="sr-only" role="status">
-        {announce}
-      </p>
-      {save.error && <ErrorNotice error={save.error} />}
+      <ReorderStatus announce={announce} error={save.error} />
     </>
   )
 }
@@ -361,12 +357,7 @@ function TaskRow({ task, courseId, index, count, onMove }: { task: Task; courseI
           )}
         </span>
         <span className="task-actions">
-          <button aria-label={t('learning.moveUpLabel', { title: task.title })} type="button" className="btn btn-small btn-ghost" disabled={index === 0} onClick={() => onMove(index - 1)}>
-            {t('learning.moveUp')}
-          </button>
-          <button aria-label={t('learning.moveDownLabel', { title: task.title })} type="button" className="btn btn-small btn-ghost" disabled={index === count - 1} onClick={() => onMove(index + 1)}>
-            {t('learning.moveDown')}
-          </button>
+          <MoveButtons title={task.title} index={index} count={count} onMove={onMove} />
           <PublishButton task={task} courseId={courseId} onDone={invalidate} />
           <button aria-label={t('learning.editTask', { title: task.title })} type="button" className="btn btn-small" aria-expanded={panel === 'edit'} onClick={() => toggle('edit')}>
             {t('learning.edit')}

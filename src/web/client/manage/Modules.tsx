@@ -7,7 +7,8 @@ import { keys, useModules } from '../queries.ts'
 import { useT } from '../i18n/index.ts'
 import { NS } from './messages.ts'
 import type { ModuleConfig } from '../types.ts'
-import { ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
+import { QueryView, Success } from '../ui/Notice.tsx'
+import { MoveButtons, ReorderStatus } from './Reorder.tsx'
 
 /** Which sections the course workspace shows, and in what order. */
 export function ModulesTab({ course }: TabProps) {
@@ -56,20 +57,12 @@ function ModulesEditor({ courseId, initial }: { courseId: string; initial: Modul
               <label htmlFor={`module-${m.moduleKey}`}>{MODULE_LABELS[m.moduleKey]}</label>
             </span>
             <span className="task-actions">
-              <button aria-label={t('learning.moveUpLabel', { title: MODULE_LABELS[m.moduleKey] })} type="button" className="btn btn-small btn-ghost" disabled={i === 0} onClick={() => move(i, i - 1)}>
-                {t('learning.moveUp')}
-              </button>
-              <button aria-label={t('learning.moveDownLabel', { title: MODULE_LABELS[m.moduleKey] })} type="button" className="btn btn-small btn-ghost" disabled={i === rows.length - 1} onClick={() => move(i, i + 1)}>
-                {t('learning.moveDown')}
-              </button>
+              <MoveButtons title={MODULE_LABELS[m.moduleKey]} index={i} count={rows.length} onMove={(to) => move(i, to)} />
             </span>
           </li>
         ))}
       </ol>
-      <p className="sr-only" role="status">
-        {announce}
-      </p>
-      {save.error && <ErrorNotice error={save.error} />}
+      <ReorderStatus announce={announce} error={save.error} />
       <button type="button" className="btn btn-primary" onClick={() => save.mutate()} disabled={save.isPending}>
         {save.isPending ? t('common.saving') : t('modules.save')}
       </button>

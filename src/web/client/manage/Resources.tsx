@@ -8,9 +8,10 @@ import { NS } from './messages.ts'
 import { FileInput } from '../ui/FileInput.tsx'
 import { DeleteButton } from './DeleteButton.tsx'
 import type { Resource, ResourceType } from '../types.ts'
-import { SelectField, TextField } from '../ui/form.tsx'
+import { SelectField, TextField, SubmitButton } from '../ui/form.tsx'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
 import { ResourcesSection } from '../workspace/sections.tsx'
+import { UploadProgress } from '../ui/UploadProgress.tsx'
 
 export function ResourcesTab({ course }: TabProps) {
   const { t } = useT(NS)
@@ -115,19 +116,9 @@ function UploadResource({ courseId }: { courseId: string }) {
       ) : (
         <TextField label={t('resources.address')} type="url" value={externalUrl} onChange={(e) => setExternalUrl(e.target.value)} error={errors.externalUrl} required />
       )}
-      {progress != null && (
-        <div className="progress">
-          <label htmlFor="resource-progress">{t('resources.uploading')}</label>
-          <progress id="resource-progress" max={1} value={progress}>
-            {Math.round(progress * 100)}%
-          </progress>
-          <span>{Math.round(progress * 100)}%</span>
-        </div>
-      )}
+      {progress != null && <UploadProgress id="resource-progress" label={t('resources.uploading')} value={progress} />}
       {send.error && !Object.keys(errors).length && <ErrorNotice error={send.error} />}
-      <button type="submit" className="btn btn-primary" disabled={send.isPending}>
-        {send.isPending ? t('resources.uploadingEllipsis') : t('resources.addButton')}
-      </button>
+      <SubmitButton pending={send.isPending} pendingLabel={t('resources.uploadingEllipsis')} label={t('resources.addButton')} />
       {send.isSuccess && <Success>{t('resources.added')}</Success>}
     </form>
   )

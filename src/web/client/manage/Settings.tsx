@@ -4,7 +4,7 @@ import { api, fieldErrors } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { keys } from '../queries.ts'
 import type { Course } from '../types.ts'
-import { Checkbox, TextArea, TextField } from '../ui/form.tsx'
+import { Checkbox, TextArea, TextField, SubmitButton } from '../ui/form.tsx'
 import { ErrorNotice, Success } from '../ui/Notice.tsx'
 import { NS } from './messages.ts'
 import type { TabProps } from './types.ts'
@@ -49,9 +49,7 @@ export function SettingsTab({ course }: TabProps) {
         <TextField label={t('settings.title')} value={title} onChange={(e) => setTitle(e.target.value)} error={errors.title} maxLength={120} required />
         <TextArea label={t('settings.description')} rows={4} value={description} onChange={(e) => setDescription(e.target.value)} error={errors.description} />
         {save.error && !Object.keys(errors).length && <ErrorNotice error={save.error} />}
-        <button type="submit" className="btn btn-primary" disabled={save.isPending}>
-          {save.isPending ? t('common.saving') : t('settings.save')}
-        </button>
+        <SubmitButton pending={save.isPending} pendingLabel={t('common.saving')} label={t('settings.save')} />
         {save.isSuccess && <Success>{t('settings.saved')}</Success>}
       </form>
       </ReadOnlyScope>

@@ -5,7 +5,7 @@ import { useDraft } from '../ui/useDraft.ts'
 import { NS } from './messages.ts'
 import { useUnsavedChanges } from './useUnsavedChanges.ts'
 import type { GradeRelease, MaterialType, QuestionType, Task, TaskKind, TaskType } from '../types.ts'
-import { Checkbox, RadioGroup, SelectField, TextField } from '../ui/form.tsx'
+import { Checkbox, RadioGroup, SelectField, TextField, SubmitButton } from '../ui/form.tsx'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { RichEditor } from '../ui/RichEditor.tsx'
 import { fromLocalInput, toLocalInput } from '../ui/time.tsx'
@@ -434,9 +434,11 @@ export function TaskForm({
         error != null && error !== dismissed && <ErrorNotice error={error} />
       )}
       <div className="actions">
-        <button type="submit" className="btn btn-primary" disabled={pending}>
-          {pending ? t('common.saving') : task ? t('taskForm.save') : (d.publication ?? 'PUBLISHED') === 'PUBLISHED' ? t('taskForm.create') : t(submitLabelKey(d.publication as 'DRAFT' | 'SCHEDULED'))}
-        </button>
+        <SubmitButton
+          pending={pending}
+          pendingLabel={t('common.saving')}
+          label={task ? t('taskForm.save') : (d.publication ?? 'PUBLISHED') === 'PUBLISHED' ? t('taskForm.create') : t(submitLabelKey(d.publication as 'DRAFT' | 'SCHEDULED'))}
+        />
         <button type="button" className="btn btn-ghost" onClick={cancel}>
           {t('common.cancel')}
         </button>

@@ -11,7 +11,7 @@ import { keys, useCourses, useMe } from '../queries.ts'
 import type { Course, User } from '../types.ts'
 import { CopyButton } from '../ui/CopyButton.tsx'
 import { Empty, ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
-import { TextArea, TextField } from '../ui/form.tsx'
+import { TextArea, TextField, SubmitButton } from '../ui/form.tsx'
 import { ArchivedCourses } from '../terms/Terms.tsx'
 import { ImportCourse } from '../transfer/Transfer.tsx'
 
@@ -127,9 +127,7 @@ function CreateCourse() {
           error={errors.description}
           required
         />
-        <button type="submit" className="btn btn-primary" disabled={create.isPending}>
-          {create.isPending ? t('create.submitting') : t('create.submit')}
-        </button>
+        <SubmitButton pending={create.isPending} pendingLabel={t('create.submitting')} label={t('create.submit')} />
       </form>
       {create.error && !Object.keys(errors).length && <ErrorNotice error={create.error} />}
       {create.data && (
@@ -189,9 +187,7 @@ function JoinCourse() {
           hint={t('join.codeHint')}
           required
         />
-        <button type="submit" className="btn btn-primary" disabled={join.isPending}>
-          {join.isPending ? t('join.submitting') : t('join.submit')}
-        </button>
+        <SubmitButton pending={join.isPending} pendingLabel={t('join.submitting')} label={t('join.submit')} />
       </form>
       {join.error && !error && <ErrorNotice error={join.error} />}
       {join.isSuccess && <Success>{t('join.joined')}</Success>}

@@ -13,7 +13,7 @@ import { CourseBadge } from '../ui/CourseBadge.tsx'
 import { Failure, Loaded } from '../ui/Failure.tsx'
 import { FileInput } from '../ui/FileInput.tsx'
 import { FilePreview } from '../ui/FilePreview.tsx'
-import { TextArea } from '../ui/form.tsx'
+import { TextArea, SubmitButton } from '../ui/form.tsx'
 import { Empty, ErrorNotice } from '../ui/Notice.tsx'
 import { RichText } from '../ui/RichText.tsx'
 import { PageSkeleton, Skeleton } from '../ui/Skeleton.tsx'
@@ -25,6 +25,8 @@ import { WORKSPACE } from '../workspace/messages.ts'
 import { RubricView } from '../workspace/RubricView.tsx'
 import { ArchivedBanner } from '../terms/Terms.tsx'
 import { ReadOnlyProvider, ReadOnlyScope } from '../ui/readOnly.tsx'
+import { UploadProgress } from '../ui/UploadProgress.tsx'
+import { Feedback } from '../workspace/Feedback.tsx'
 
 export default function ExperimentPage() {
   const { t } = useT(WORKSPACE)
@@ -176,12 +178,7 @@ function LatestSubmission({ s }: { s: ExperimentSubmission }) {
           <dd>{s.score == null ? t('submission.notGraded') : t('submission.outOf100', { score: formatScore(s.score) })}</dd>
         </div>
       </dl>
-      {s.feedback && (
-        <div className="feedback">
-          <p className="label">{t('submission.feedback')}</p>
-          <RichText html={s.feedback} />
-        </div>
-      )}
+      <Feedback html={s.feedback} />
     </div>
   )
 }
@@ -227,19 +224,9 @@ function SubmitForm({ experimentId, courseId, late, replaces, onDone }: { experi
       {replaces && <p className="hint">{t('experiment.replacesHint')}</p>}
       <FileInput id="exp-file" label={t('experiment.file')} ref={fileRef} error={error} multiple />
       <TextArea label={t('experiment.note')} rows={3} value={note} onChange={(e) => setNote(e.target.value)} hint={t('experiment.noteHint')} />
-      {progress != null && (
-        <div className="progress">
-          <label htmlFor="exp-progress">{t('experiment.uploading')}</label>
-          <progress id="exp-progress" max={1} value={progress}>
-            {Math.round(progress * 100)}%
-          </progress>
-          <span>{Math.round(progress * 100)}%</span>
-        </div>
-      )}
+      {progress != null && <UploadProgress id="exp-progress" label={t('experiment.uploading')} value={progress} />}
       {send.error && <ErrorNotice error={send.error} />}
-      <button type="submit" className="btn btn-primary" disabled={send.isPending}>
-        {send.isPending ? t('experiment.uploadingButton') : t('experiment.submit')}
-      </button>
+      <SubmitButton pending={send.isPending} pendingLabel={t('experiment.uploadingButton')} label={t('experiment.submit')} />
     </form>
   )
 }

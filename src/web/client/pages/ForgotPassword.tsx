@@ -5,9 +5,10 @@ import { api, fieldErrors, isStatus } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
-import { TextField } from '../ui/form.tsx'
+import { SubmitButton } from '../ui/form.tsx'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { NS } from './account/messages.ts'
+import { IdentifierField } from './account/fields.tsx'
 
 /** /forgot-password: asks for a reset link. The answer is the same whether the account exists. */
 export default function ForgotPasswordPage() {
@@ -40,18 +41,8 @@ export default function ForgotPasswordPage() {
               !Object.keys(errors).length &&
               (isStatus(ask.error, 409) ? <p className="notice notice-info" role="status">{t('forgot.unavailable')}</p> : <ErrorNotice error={ask.error} />)}
             <form onSubmit={submit} noValidate>
-              <TextField
-                label={t('forgot.identifier')}
-                name="identifier"
-                autoComplete="username"
-                value={identifier}
-                onChange={(e) => setIdentifier(e.target.value)}
-                error={errors.identifier}
-                required
-              />
-              <button type="submit" className="btn btn-primary btn-block" disabled={ask.isPending}>
-                {ask.isPending ? t('forgot.submitting') : t('forgot.submit')}
-              </button>
+              <IdentifierField label={t('forgot.identifier')} value={identifier} onChange={(e) => setIdentifier(e.target.value)} error={errors.identifier} />
+              <SubmitButton className="btn btn-primary btn-block" pending={ask.isPending} pendingLabel={t('forgot.submitting')} label={t('forgot.submit')} />
             </form>
           </>
         )}

@@ -9,8 +9,9 @@ import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys } from '../queries.ts'
 import type { LoginProviders, LoginResult } from '../types.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
-import { TextField } from '../ui/form.tsx'
+import { TextField, SubmitButton } from '../ui/form.tsx'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
+import { IdentifierField } from './account/fields.tsx'
 
 const SSO = defineMessages('sso', ssoEn, ssoZh)
 
@@ -115,15 +116,7 @@ export default function LoginPage() {
         {login.error && !Object.keys(errors).length && <ErrorNotice error={login.error} />}
         {passwordOn && (
           <form onSubmit={submit} noValidate>
-            <TextField
-              label={t('login.identifier')}
-              name="identifier"
-              autoComplete="username"
-              value={identifier}
-              onChange={(e) => setIdentifier(e.target.value)}
-              error={errors.identifier}
-              required
-            />
+            <IdentifierField label={t('login.identifier')} value={identifier} onChange={(e) => setIdentifier(e.target.value)} error={errors.identifier} />
             <TextField
               label={t('login.password')}
               name="password"
@@ -134,9 +127,7 @@ export default function LoginPage() {
               error={errors.password}
               required
             />
-            <button type="submit" className="btn btn-primary btn-block" disabled={login.isPending}>
-              {login.isPending ? t('login.submitting') : t('login.submit')}
-            </button>
+            <SubmitButton className="btn btn-primary btn-block" pending={login.isPending} pendingLabel={t('login.submitting')} label={t('login.submit')} />
           </form>
         )}
         {passwordOn && (

@@ -9,9 +9,10 @@ import { usePageTitle } from '../layout/usePageTitle.ts'
 import { keys } from '../queries.ts'
 import type { LoginProviders, LoginResult, Role, User } from '../types.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
-import { RadioGroup, TextField } from '../ui/form.tsx'
+import { RadioGroup, TextField, SubmitButton } from '../ui/form.tsx'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { safeNext } from './Login.tsx'
+import { NewPasswordField } from './account/fields.tsx'
 
 const NS = defineMessages('register', en, zh)
 const msg = (key: keyof typeof en.errors) => translate(`errors.${key}`, { ns: NS })
@@ -144,27 +145,8 @@ export default function RegisterPage() {
             error={errors.displayName}
             hint={t('displayNameHint')}
           />
-          <TextField
-            label={t('password')}
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            value={form.password}
-            onChange={set('password')}
-            error={errors.password}
-            hint={t('passwordHint')}
-            required
-          />
-          <TextField
-            label={t('confirm')}
-            name="confirm"
-            type="password"
-            autoComplete="new-password"
-            value={form.confirm}
-            onChange={set('confirm')}
-            error={errors.confirm}
-            required
-          />
+          <NewPasswordField label={t('password')} name="password" value={form.password} onChange={set('password')} error={errors.password} hint={t('passwordHint')} />
+          <NewPasswordField label={t('confirm')} name="confirm" value={form.confirm} onChange={set('confirm')} error={errors.confirm} />
           <RadioGroup<Role>
             legend={t('roleLegend')}
             name="role"
@@ -175,9 +157,7 @@ export default function RegisterPage() {
               { value: 'TEACHER', label: t('teacher') },
             ]}
           />
-          <button type="submit" className="btn btn-primary btn-block" disabled={register.isPending}>
-            {register.isPending ? t('submitting') : t('submit')}
-          </button>
+          <SubmitButton className="btn btn-primary btn-block" pending={register.isPending} pendingLabel={t('submitting')} label={t('submit')} />
         </form>
         <p className="auth-switch">
           {t('already')} <Link to="/login">{t('logIn')}</Link>

@@ -1,21 +1,22 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
-import { Link, useSearchParams } from 'react-router'
+import { Link } from 'react-router'
 import { api, fieldErrors } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import type { User } from '../types.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
-import { TextField } from '../ui/form.tsx'
+import { SubmitButton } from '../ui/form.tsx'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { NS } from './account/messages.ts'
+import { NewPasswordField } from './account/fields.tsx'
+import { useLinkToken } from './account/linkToken.ts'
 
 /** /reset-password?token=…: chooses a new password with the link from the mail. */
 export default function ResetPasswordPage() {
   const { t } = useT(NS)
   usePageTitle(t('reset.title'))
-  const [params] = useSearchParams()
-  const token = params.get('token') ?? ''
+  const token = useLinkToken()
   const qc = useQueryClient()
   const [password, setPassword] = useState('')
   const [confirm, setConfirm] = useState('')
@@ -53,30 +54,16 @@ export default function ResetPasswordPage() {
             <>
               {reset.error && !Object.keys(errors).length && <ErrorNotice error={reset.error} />}
               <form onSubmit={submit} noValidate>
-                <TextField
+                <NewPasswordField
                   label={t('reset.newPassword')}
                   name="newPassword"
-                  type="password"
-                  autoComplete="new-password"
                   value={password}
                   onChange={(e) => setPassword(e.target.value)}
                   error={errors.newPassword}
                   hint={t('reset.hint')}
-                  required
                 />
-                <TextField
-                  label={t('reset.confirm')}
-                  name="confirm"
-                  type="password"
-                  autoComplete="new-password"
-                  value={confirm}
-                  onChange={(e) => setConfirm(e.target.value)}
-                  error={errors.confirm}
-                  required
-                />
-                <button type="submit" className="btn btn-primary btn-block" disabled={reset.isPending}>
-                  {reset.isPending ? t('reset.submitting') : t('reset.submit')}
-                </button>
+                <NewPasswordField label={t('reset.confirm')} name="confirm" value={confirm} onChange={(e) => setConfirm(e.target.value)} error={errors.confirm} />
+                <SubmitButton className="btn btn-primary btn-block" pending={reset.isPending} pendingLabel={t('reset.submitting')} label={t('reset.submit')} />
               </form>
             </>
           )

@@ -1,11 +1,12 @@
 import { useMutation } from '@tanstack/react-query'
-import { Link, useSearchParams } from 'react-router'
+import { Link } from 'react-router'
 import { api } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { EMAIL_TYPES, NS } from './unsubscribe/messages.ts'
+import { useLinkToken } from './account/linkToken.ts'
 
 interface UnsubscribeResult {
   type: string
@@ -20,8 +21,7 @@ interface UnsubscribeResult {
 export default function UnsubscribePage() {
   const { t } = useT(NS)
   usePageTitle(t('title'))
-  const [params] = useSearchParams()
-  const token = params.get('token') ?? ''
+  const token = useLinkToken()
   // The signed token reads `<user>.<TYPE>.<signature>`; the type only names what is asked.
   const named = token.split('.')[1] ?? ''
   const typeLabel = (type: string) => ((EMAIL_TYPES as string[]).includes(type) ? t(`types.${type}`) : '')

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { Link, useSearchParams } from 'react-router'
+import { Link } from 'react-router'
 import { api } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
@@ -8,6 +8,7 @@ import type { User } from '../types.ts'
 import { ErrorNotice } from '../ui/Notice.tsx'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { NS } from './account/messages.ts'
+import { useLinkToken } from './account/linkToken.ts'
 
 /**
  * /verify-email?token=…: the link of a verification or address-change mail. The token is posted
@@ -16,8 +17,7 @@ import { NS } from './account/messages.ts'
 export default function VerifyEmailPage() {
   const { t } = useT(NS)
   usePageTitle(t('verify.title'))
-  const [params] = useSearchParams()
-  const token = params.get('token') ?? ''
+  const token = useLinkToken()
   const qc = useQueryClient()
   const verify = useMutation({
     mutationFn: () => api<User>('POST', '/auth/email/verify', { token }, { anonymous: true }),

@@ -6,7 +6,7 @@ import { useT } from '../i18n/index.ts'
 import type { TabProps } from '../manage/types.ts'
 import { keys, useMe } from '../queries.ts'
 import type { Member, Page } from '../types.ts'
-import { TableWrap, TextArea, TextField } from '../ui/form.tsx'
+import { TableWrap, TextArea, TextField, SubmitButton } from '../ui/form.tsx'
 import { Empty, ErrorNotice, Loading, Success } from '../ui/Notice.tsx'
 import { Pager } from '../ui/Pager.tsx'
 import { NS } from './messages.ts'
@@ -240,9 +240,7 @@ function Import({ courseId }: { courseId: string }) {
       </label>
       {missing && <p className="field-error">{t('import.empty')}</p>}
       {run.error != null && <ErrorNotice error={run.error} />}
-      <button type="submit" className="btn btn-primary" disabled={run.isPending}>
-        {run.isPending ? t('import.importing') : t('import.submit')}
-      </button>
+      <SubmitButton pending={run.isPending} pendingLabel={t('import.importing')} label={t('import.submit')} />
       {report && (
         <div data-testid="roster-report">
           <Success>{t('import.report', { ...report, invalid: report.invalid.length })}</Success>

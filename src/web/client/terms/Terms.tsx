@@ -8,7 +8,7 @@ import en from '../i18n/messages/en/terms.ts'
 import zh from '../i18n/messages/zh-CN/terms.ts'
 import { keys, useCourseHomeworks, useExperiments } from '../queries.ts'
 import type { Course } from '../types.ts'
-import { TextField } from '../ui/form.tsx'
+import { TextField, SubmitButton } from '../ui/form.tsx'
 import { ErrorNotice, Success } from '../ui/Notice.tsx'
 
 const NS = defineMessages('terms', en, zh)
@@ -115,9 +115,7 @@ export function CopyPanel({ course }: { course: Course }) {
         <p className="meta">{t('copy.noDeadlines')}</p>
       )}
       {copy.error != null && !Object.keys(errors).length && <ErrorNotice error={copy.error} />}
-      <button type="submit" className="btn btn-primary" disabled={copy.isPending}>
-        {copy.isPending ? t('copy.working') : t('copy.submit')}
-      </button>
+      <SubmitButton pending={copy.isPending} pendingLabel={t('copy.working')} label={t('copy.submit')} />
       {copy.data && (
         <Success>
           <Link to={`/courses/${copy.data.id}/manage`} data-testid="copied-link">

@@ -9,6 +9,7 @@ import { keys } from '../queries.ts'
 import { FileInput } from '../ui/FileInput.tsx'
 import { TableWrap, TextField } from '../ui/form.tsx'
 import { ErrorNotice, Success } from '../ui/Notice.tsx'
+import { UploadProgress } from '../ui/UploadProgress.tsx'
 
 const NS = defineMessages('transfer', en, zh)
 
@@ -88,15 +89,7 @@ export function ImportCourse() {
         hint={t('import.shiftDaysHint')}
         error={errors.shiftDays}
       />
-      {uploadProgress != null && (
-        <div className="progress">
-          <label htmlFor="import-upload-progress">{t('import.uploadProgress')}</label>
-          <progress id="import-upload-progress" max={1} value={uploadProgress}>
-            {Math.round(uploadProgress * 100)}%
-          </progress>
-          <span>{Math.round(uploadProgress * 100)}%</span>
-        </div>
-      )}
+      {uploadProgress != null && <UploadProgress id="import-upload-progress" label={t('import.uploadProgress')} value={uploadProgress} />}
       {send.error && !Object.keys(errors).length && <ErrorNotice error={send.error} />}
       <button type="submit" className="btn btn-primary" disabled={send.isPending || (data != null && (data.state === 'QUEUED' || data.state === 'RUNNING'))}>
         {send.isPending ? t('import.uploading') : t('import.submit')}

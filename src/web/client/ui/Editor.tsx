@@ -2,6 +2,7 @@ import { Table, TableCell, TableHeader, TableRow } from '@tiptap/extension-table
 import { EditorContent, mergeAttributes, useEditor, useEditorState, type Editor as TiptapEditor } from '@tiptap/react'
 import StarterKit from '@tiptap/starter-kit'
 import { useEffect, useId, useRef, useState } from 'react'
+import { Described } from './form.tsx'
 import { readDraft, useDraftStorageKey, writeDraft } from './useDraft.ts'
 import { useReadOnly } from './readOnly.tsx'
 import { defineMessages, useT } from '../i18n/index.ts'
@@ -116,16 +117,7 @@ export default function Editor({ label, value, onChange, error, hint, draftKey }
       </div>
       {editor && !readOnly && <Toolbar editor={editor} label={label} />}
       <EditorContent editor={editor} />
-      {hint && (
-        <p className="hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p className="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
+      <Described id={id} error={error} hint={hint} />
     </div>
   )
 }

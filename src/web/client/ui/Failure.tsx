@@ -2,7 +2,7 @@ import type { ReactNode } from 'react'
 import { ApiError } from '../api.ts'
 import { useT } from '../i18n/index.ts'
 import '../layout/shell.ts'
-import { ErrorNotice } from './Notice.tsx'
+import { ErrorNotice, type QueryState } from './Notice.tsx'
 import { Skeleton } from './Skeleton.tsx'
 
 /** Whether trying the same request again can help: the network, the server, throttling. Not 400/403/404. */
@@ -36,7 +36,7 @@ export function Loaded<T>({
   skeleton,
   what,
 }: {
-  query: { data: T | undefined; error: unknown; isPending: boolean; refetch: () => unknown }
+  query: QueryState<T>
   children: (data: T) => ReactNode
   skeleton?: ReactNode
   what?: 'course' | 'experiment' | 'task'

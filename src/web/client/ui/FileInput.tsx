@@ -1,6 +1,7 @@
 import { forwardRef, useId, useState, type InputHTMLAttributes } from 'react'
 import { useT } from '../i18n/index.ts'
 import '../layout/shell.ts'
+import { Described, describedBy } from './form.tsx'
 import { formatBytes } from './time.tsx'
 
 /**
@@ -13,7 +14,7 @@ export const FileInput = forwardRef<HTMLInputElement, Omit<InputHTMLAttributes<H
     const auto = useId()
     const id = givenId ?? auto
     const [chosen, setChosen] = useState<{ name: string; size: number } | null>(null)
-    const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined
+    const described = describedBy(id, error, hint)
     return (
       <div className={`field file-field${error ? ' has-error' : ''}`}>
         <label htmlFor={id}>{label}</label>
@@ -39,16 +40,7 @@ export const FileInput = forwardRef<HTMLInputElement, Omit<InputHTMLAttributes<H
             {chosen ? `${chosen.name} (${formatBytes(chosen.size)})` : t('file.none')}
           </span>
         </div>
-        {hint && (
-          <p className="hint" id={`${id}-hint`}>
-            {hint}
-          </p>
-        )}
-        {error && (
-          <p className="field-error" id={`${id}-error`}>
-            {error}
-          </p>
-        )}
+        <Described id={id} error={error} hint={hint} />
       </div>
     )
   },

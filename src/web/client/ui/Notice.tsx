@@ -40,13 +40,16 @@ export function Success({ children }: { children: ReactNode }) {
   )
 }
 
+/** What QueryView and Loaded read of a query: its data, error, whether pending, and a retry. */
+export type QueryState<T> = { data: T | undefined; error: unknown; isPending: boolean; refetch: () => unknown }
+
 /** Renders a query's three states; children get the data. */
 export function QueryView<T>({
   query,
   children,
   loading,
 }: {
-  query: { data: T | undefined; error: unknown; isPending: boolean; refetch: () => unknown }
+  query: QueryState<T>
   children: (data: T) => ReactNode
   loading?: string
 }) {

@@ -8,7 +8,8 @@ interface Common {
   required?: boolean
 }
 
-function Described({ id, error, hint }: { id: string; error?: string; hint?: ReactNode }) {
+/** The hint and error paragraphs under a field, with the ids its control's aria-describedby names. */
+export function Described({ id, error, hint }: { id: string; error?: string; hint?: ReactNode }) {
   return (
     <>
       {hint && (
@@ -25,8 +26,30 @@ function Described({ id, error, hint }: { id: string; error?: string; hint?: Rea
   )
 }
 
-const describedBy = (id: string, error?: string, hint?: ReactNode) =>
+/** The aria-describedby of a control with this hint and error (undefined when neither). */
+export const describedBy = (id: string, error?: string, hint?: ReactNode) =>
   [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined
+
+/** The attributes that tie a field's control to its label, hint and error. */
+const controlProps = (id: string, { error, hint, required }: Omit<Common, 'label'>) => ({
+  id,
+  required,
+  'aria-invalid': error ? true : undefined,
+  'aria-describedby': describedBy(id, error, hint),
+})
+
+/** A `.field`: the label, the control, then its hint and error. */
+function Field({ id, label, error, hint, children }: Common & { id: string; children: ReactNode }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        {label}
+      </label>
+      {children}
+      <Described id={id} error={error} hint={hint} />
+    </div>
+  )
+}
 
 /**
  * A labelled input; its error and hint are tied to it with aria-describedby. `maxLength` is not
@@ -46,38 +69,18 @@ export function TextField({
   const length = typeof input.value === 'string' ? input.value.trim().length : 0
   if (!error && maxLength !== undefined && length > maxLength) error = t('ui.tooLong', { max: maxLength, count: length })
   return (
-    <div className="field">
-      <label htmlFor={id}>
-        {label}
-      </label>
-      <input
-        id={id}
-        required={required}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, error, hint)}
-        {...input}
-      />
-      <Described id={id} error={error} hint={hint} />
-    </div>
+    <Field id={id} label={label} error={error} hint={hint}>
+      <input {...controlProps(id, { error, hint, required })} {...input} />
+    </Field>
   )
 }
 
 export function TextArea({ label, error, hint, required, ...input }: Common & Omit<React.TextareaHTMLAttributes<HTMLTextAreaElement>, 'required'>) {
   const id = useId()
   return (
-    <div className="field">
-      <label htmlFor={id}>
-        {label}
-      </label>
-      <textarea
-        id={id}
-        required={required}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, error, hint)}
-        {...input}
-      />
-      <Described id={id} error={error} hint={hint} />
-    </div>
+    <Field id={id} label={label} error={error} hint={hint}>
+      <textarea {...controlProps(id, { error, hint, required })} {...input} />
+    </Field>
   )
 }
 
@@ -91,15 +94,11 @@ export function SelectField({
 }: Common & Omit<React.SelectHTMLAttributes<HTMLSelectElement>, 'required'>) {
   const id = useId()
   return (
-    <div className="field">
-      <label htmlFor={id}>
-        {label}
-      </label>
-      <select id={id} required={required} aria-invalid={error ? true : undefined} aria-describedby={describedBy(id, error, hint)} {...input}>
+    <Field id={id} label={label} error={error} hint={hint}>
+      <select {...controlProps(id, { error, hint, required })} {...input}>
         {children}
       </select>
-      <Described id={id} error={error} hint={hint} />
-    </div>
+    </Field>
   )
 }
 
@@ -159,5 +158,29 @@ export function TableWrap({ label, children }: { label: string; children: ReactN
     <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
       {children}
     </div>
+  )
+}
+
+/**
+ * A form's submit button: disabled while the request is `pending` (or when `disabled` says so),
+ * and saying `pendingLabel` then instead of `label`.
+ */
+export function SubmitButton({
+  pending,
+  label,
+  pendingLabel,
+  className = 'btn btn-primary',
+  disabled,
+}: {
+  pending: boolean
+  label: ReactNode
+  pendingLabel: ReactNode
+  className?: string
+  disabled?: boolean
+}) {
+  return (
+    <button type="submit" className={className} disabled={disabled ?? pending}>
+      {pending ? pendingLabel : label}
+    </button>
   )
 }

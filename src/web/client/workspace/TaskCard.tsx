@@ -25,6 +25,8 @@ import { WORKSPACE } from './messages.ts'
 import { RubricView } from './RubricView.tsx'
 import { LtiLaunch } from '../lti/Lti.tsx'
 import { LTI } from '../lti/messages.ts'
+import { SubmitButton } from '../ui/form.tsx'
+import { Feedback } from './Feedback.tsx'
 
 export function taskTypeLabel(t: Task) {
   if (t.taskType === 'QUIZ') return translate(`${WORKSPACE}:type.quiz`)
@@ -274,12 +276,7 @@ export function SubmissionSummary({ submission: s, questions, attempts }: { subm
           <dd data-testid="score">{s.score == null ? t('submission.notGraded') : t('submission.outOf100', { score: formatScore(s.score) })}</dd>
         </div>
       </dl>
-      {s.feedback && (
-        <div className="feedback">
-          <p className="label">{t('submission.feedback')}</p>
-          <RichText html={s.feedback} />
-        </div>
-      )}
+      <Feedback html={s.feedback} />
       {s.answers && s.answers.length > 0 && <AnswerList answers={s.answers} questions={questions} results={s.questionResults} submittedAt={s.submittedAt} />}
       {s.content && (
         <div>
@@ -535,9 +532,7 @@ function QuizForm({ task, courseId, again, onDone }: { task: Task; courseId: str
       ))}
       <HandInFiles picker={picker} pending={submit.isPending} progress={submit.progress} />
       {submit.error && (filesError(submit.error) ? <p className="notice notice-error" role="alert">{filesError(submit.error)}</p> : <ErrorNotice error={submit.error} />)}
-      <button type="submit" className="btn btn-primary" disabled={submit.isPending}>
-        {submit.isPending ? t('quiz.submitting') : again ? t('answer.submitAgain') : t('quiz.submit')}
-      </button>
+      <SubmitButton pending={submit.isPending} pendingLabel={t('quiz.submitting')} label={again ? t('answer.submitAgain') : t('quiz.submit')} />
     </form>
   )
 }
@@ -581,9 +576,7 @@ function TextAnswerForm({ task, courseId, again, onDone }: { task: Task; courseI
       />
       <HandInFiles picker={picker} pending={submit.isPending} progress={submit.progress} />
       {submit.error && (filesError(submit.error) ? <p className="notice notice-error" role="alert">{filesError(submit.error)}</p> : <ErrorNotice error={submit.error} />)}
-      <button type="submit" className="btn btn-primary" disabled={submit.isPending}>
-        {submit.isPending ? t('answer.handingIn') : again ? t('answer.handInAgain') : t('answer.handIn')}
-      </button>
+      <SubmitButton pending={submit.isPending} pendingLabel={t('answer.handingIn')} label={again ? t('answer.handInAgain') : t('answer.handIn')} />
     </form>
   )
 }
