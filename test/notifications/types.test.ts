@@ -12,6 +12,12 @@ import {
   type TextKey,
 } from '../../src/modules/notifications/types.ts'
 import { CHANNELS } from '../../src/services/channels.ts'
+import webMessagesEn from '../../src/web/client/i18n/messages/en/messages.ts'
+import webSettingsEn from '../../src/web/client/i18n/messages/en/settings.ts'
+import webUnsubscribeEn from '../../src/web/client/i18n/messages/en/unsubscribe.ts'
+import webMessagesZh from '../../src/web/client/i18n/messages/zh-CN/messages.ts'
+import webSettingsZh from '../../src/web/client/i18n/messages/zh-CN/settings.ts'
+import webUnsubscribeZh from '../../src/web/client/i18n/messages/zh-CN/unsubscribe.ts'
 
 /*
  * Issue 50: one record per notification type (types.ts) — its params, channel defaults, link,
@@ -118,5 +124,17 @@ describe('notification type records', () => {
     // An unknown kind (or a row without params) keeps its stored text.
     expect(renderNotification({ title: 'old', content: 'text' }, { kind: 'GONE' } as unknown as NotificationParams, 'en', now)).toEqual({ title: 'old', content: 'text' })
     expect(renderNotification({ title: 'old', content: 'text' }, null, 'en', now)).toEqual({ title: 'old', content: 'text' })
+  })
+
+  test("the web app names every type, and only those, in both languages (inbox badge, Settings, unsubscribe page)", () => {
+    const lists = {
+      'en messages.type': webMessagesEn.type,
+      'zh-CN messages.type': webMessagesZh.type,
+      'en settings.types': webSettingsEn.types,
+      'zh-CN settings.types': webSettingsZh.types,
+      'en unsubscribe.types': webUnsubscribeEn.types,
+      'zh-CN unsubscribe.types': webUnsubscribeZh.types,
+    }
+    for (const [name, list] of Object.entries(lists)) expect([name, Object.keys(list).sort()]).toEqual([name, [...TYPE_NAMES].sort()])
   })
 })
