@@ -115,6 +115,7 @@ describe('MANUAL release of a task', () => {
     const told = await graded(w.student.token)
     expect(told).toHaveLength(1)
     expect(told[0].params).toMatchObject({ subject: 'TASK', title: 'Essay 3', score: 88 })
+    expect(told[0].actionPath).toBe(`/courses/${w.course.id}?taskId=${essay.id}`)
     expect(await graded(w.student2.token)).toHaveLength(1)
     expect((await w.api.post(`${w.base}/tasks/${essay.id}/release`, { token: w.teacher.token })).data).toEqual({ released: 0, notified: 0 })
     expect(await graded(w.student.token)).toHaveLength(1)
@@ -200,7 +201,9 @@ describe('MANUAL release of an experiment', () => {
     const r = await w.api.post(`/experiments/${experiment.id}/release`, { token: w.teacher.token })
     expect([r.status, r.code, r.data]).toEqual([200, 0, { released: 1, notified: 1 }])
     for (const v of await views()) expect(v).toMatchObject({ score: 77 })
-    expect(await graded(token)).toHaveLength(before + 1)
+    const told = await graded(token)
+    expect(told).toHaveLength(before + 1)
+    expect(told[0]).toMatchObject({ actionPath: `/experiments/${experiment.id}?courseId=${w.course.id}`, params: { subject: 'EXPERIMENT', score: 77 } })
     expect((await w.api.post(`/experiments/${experiment.id}/release`, { token: w.teacher.token })).data).toEqual({ released: 0, notified: 0 })
   })
 

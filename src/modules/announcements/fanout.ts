@@ -2,13 +2,14 @@ import type { Sql, TxSql } from '../../db/connect.ts'
 import { nextChunk, partRows, partsOf, type CourseSize } from '../../db/student-range.ts'
 import type { Channel } from '../notifications/channel.ts'
 import { notify, type NewNotification } from '../notifications/notify.ts'
+import { linkOf, type AnnouncementParams } from '../notifications/types.ts'
 import { excerpt } from './plain-text.ts'
 
 /** The notification of an announcement (its current title and text). */
-export const announcementNotice = (a: { id: string; courseId: string; title: string; content: string }): NewNotification => ({
-  actionPath: `/courses/${a.courseId}`,
-  params: { kind: 'ANNOUNCEMENT', announcementId: a.id, courseId: a.courseId, courseTitle: null, announcementTitle: a.title, excerpt: excerpt(a.content) },
-})
+export function announcementNotice(a: { id: string; courseId: string; title: string; content: string }): NewNotification {
+  const params: AnnouncementParams = { kind: 'ANNOUNCEMENT', announcementId: a.id, courseId: a.courseId, courseTitle: null, announcementTitle: a.title, excerpt: excerpt(a.content) }
+  return { actionPath: linkOf(params), params }
+}
 
 /** An announcement of a large course: its notifications are written by the background fan-out, in `parts` ranges of the students (sql/050). */
 export async function queueAnnouncement(tx: TxSql, announcementId: string, course: CourseSize, parts: number) {

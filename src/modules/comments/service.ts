@@ -9,7 +9,7 @@ import { reserveRate } from '../accounts/queries.ts'
 import { announceCounts } from '../notifications/bus.ts'
 import type { Channel } from '../notifications/channel.ts'
 import { notify, type Recipients } from '../notifications/notify.ts'
-import type { CommentParams } from '../notifications/texts.ts'
+import { linkOf, type CommentParams } from '../notifications/types.ts'
 import type { CommentListQuery, CreateCommentBody, UpdateCommentBody } from './model.ts'
 import * as q from './queries.ts'
 
@@ -110,8 +110,7 @@ export async function post(sql: Sql, course: CourseAccess, user: CurrentUser, t:
     let recipients: Recipients
     if (t.kind === 'PRIVATE') recipients = course.as === 'STUDENT' ? { courseTeachers: course.id } : [t.studentId]
     else recipients = await q.replyRecipients(tx, t, user.id)
-    const params: CommentParams = {
-      kind: t.kind === 'PRIVATE' ? 'PRIVATE_COMMENT' : 'COMMENT_REPLY',
+    const common: Omit<CommentParams, 'kind'> = {
       commentId: id,
       courseId: course.id,
       courseTitle: course.title,
@@ -122,19 +121,16 @@ export async function post(sql: Sql, course: CourseAccess, user: CurrentUser, t:
       author: user.displayName,
       excerpt: excerpt(content),
     }
-    await notify(tx, recipients, { params, actionPath: actionPathOf(t, recipients) }, d)
+    // A private thread's teachers open the student's work in the grading view, everyone else the task or announcement.
+    const n =
+      t.kind === 'PRIVATE'
+        ? { kind: 'PRIVATE_COMMENT' as const, ...common }
+        : { kind: 'COMMENT_REPLY' as const, ...common }
+    const actionPath = n.kind === 'PRIVATE_COMMENT' ? linkOf(n, { toTeachers: !Array.isArray(recipients) }) : linkOf(n)
+    await notify(tx, recipients, { params: n, actionPath }, d)
   })
   const row = await q.findComment(sql, id)
   return toComment(row!)
-}
-
-/** Where the web app opens a comment's notification: the task or announcement, or the grading view for teachers. */
-function actionPathOf(t: q.Thread, recipients: Recipients) {
-  if (t.kind === 'ANNOUNCEMENT') return `/courses/${t.courseId}?announcementId=${t.announcementId}`
-  if (t.kind === 'PRIVATE' && !Array.isArray(recipients)) {
-    return `/courses/${t.courseId}/manage?tab=grading&taskId=${t.taskId}&student=${t.studentId}`
-  }
-  return `/courses/${t.courseId}?taskId=${t.taskId}`
 }
 
 /**

@@ -19,6 +19,7 @@ import { cleanUploads, fileAt, filesOf, insertFiles, storedMeta, toFile, type Fi
 import type { ExperimentCreate, ExperimentGradeBody, ExperimentPatch } from './model.ts'
 import { isLate, remainingSeconds } from '../../lib/due.ts'
 import * as q from './queries.ts'
+import { linkOf, type GradedParams } from '../notifications/types.ts'
 
 // The one place rows become API objects.
 export const toExperiment = (r: q.ExperimentRow) => ({
@@ -263,23 +264,16 @@ export async function grade(sql: Sql, submissionId: string, teacher: CurrentUser
     if (!graded) throw submissionNotFound()
     // A held grade tells nobody: the release does, once per student.
     if (!hold) {
-      await notify(
-        tx,
-        [graded.student_id],
-        {
-          actionPath: `/experiments/${s.experiment_id}?courseId=${s.course_id}`,
-          params: {
-            kind: 'SUBMISSION_GRADED',
-            subject: 'EXPERIMENT',
-            courseId: s.course_id,
-            courseTitle: null,
-            title: s.experiment_title,
-            score: Number(graded.score),
-            fileName: graded.file_name,
-          },
-        },
-        { now, channels },
-      )
+      const params: GradedParams = {
+        kind: 'SUBMISSION_GRADED',
+        subject: 'EXPERIMENT',
+        courseId: s.course_id,
+        courseTitle: null,
+        title: s.experiment_title,
+        score: Number(graded.score),
+        fileName: graded.file_name,
+      }
+      await notify(tx, [graded.student_id], { actionPath: linkOf(params, { itemId: s.experiment_id }), params }, { now, channels })
     }
     return graded
   })
@@ -300,7 +294,8 @@ export async function release(sql: Sql, experimentId: string, teacher: CurrentUs
         ctes: tx`released as (${q.releaseHeld(tx, experimentId)}),
                  newest as (select distinct on (student_id) student_id, score, file_name from released order by student_id, submitted_at desc, id desc)`,
         source: tx`select r.student_id as user_id, ${params} as params,
-                          ${`/experiments/${experimentId}?courseId=${experiment.course_id}`}::text as action_path, null::uuid as event_id
+                          ${linkOf({ kind: 'SUBMISSION_GRADED', subject: 'EXPERIMENT', courseId: experiment.course_id }, { itemId: experimentId })}::text as action_path,
+                          null::uuid as event_id
                      from newest r`,
         summary: tx`jsonb_build_object('released', (select count(*) from released))`,
         arbitrate: 'none',

@@ -5,6 +5,7 @@ import type { Channel } from '../notifications/channel.ts'
 import { notifyEventsWith } from '../notifications/notify.ts'
 import { findTask } from './structure-queries.ts'
 import { releaseHeld } from './submission-queries.ts'
+import { linkOf } from '../notifications/types.ts'
 
 /*
  * Releasing a task's grades (issue 54, Canvas' "post grades", Classroom's "return"). Under
@@ -36,7 +37,7 @@ export async function releaseTask(sql: Sql, course: CourseAccess, taskId: string
       {
         ctes: tx`released as (${releaseHeld(tx, course.id, taskId)}),
                  newest as (select distinct on (student_id) student_id, score from released order by student_id, submitted_at desc, id desc)`,
-        source: tx`select r.student_id as user_id, ${params} as params, ${`/courses/${course.id}?taskId=${taskId}`}::text as action_path,
+        source: tx`select r.student_id as user_id, ${params} as params, ${linkOf({ kind: 'SUBMISSION_GRADED', subject: 'TASK', courseId: course.id }, { itemId: taskId })}::text as action_path,
                           null::uuid as event_id
                      from newest r`,
         summary: tx`jsonb_build_object('released', (select count(*) from released))`,

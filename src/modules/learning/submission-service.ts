@@ -23,6 +23,7 @@ import * as q from './submission-queries.ts'
 import { findTask } from './structure-queries.ts'
 import { invalid } from './task-input.ts'
 import { isLate } from '../../lib/due.ts'
+import { linkOf, type GradedParams } from '../notifications/types.ts'
 
 const taskNotFound = () => notFound('TASK_NOT_FOUND', 'This learning task does not exist in this course.')
 
@@ -351,15 +352,8 @@ export async function grade(
     const graded = (await withFiles(tx, [row], sheet.questions))[0]!
     // A held grade tells nobody: the release does, once per student.
     if (!hold) {
-      await notify(
-        tx,
-        [row.student_id],
-        {
-          actionPath: `/courses/${courseId}?taskId=${row.task_id}`,
-          params: { kind: 'SUBMISSION_GRADED', subject: 'TASK', courseId, courseTitle: null, title: row.task_title, score: Number(graded.score) },
-        },
-        { now, channels },
-      )
+      const params: GradedParams = { kind: 'SUBMISSION_GRADED', subject: 'TASK', courseId, courseTitle: null, title: row.task_title, score: Number(graded.score) }
+      await notify(tx, [row.student_id], { actionPath: linkOf(params, { itemId: row.task_id }), params }, { now, channels })
     }
     return graded
   })

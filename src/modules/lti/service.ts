@@ -8,6 +8,7 @@ import type { Channel } from '../notifications/channel.ts'
 import { notify } from '../notifications/notify.ts'
 import * as keys from './keys.ts'
 import { ALL_SCOPES, CLAIM, ROLE, SCOPES, type ToolBody } from './model.ts'
+import { linkOf, type GradedParams } from '../notifications/types.ts'
 
 /** A launch (lti_message_hint) is good for this long. */
 export const LAUNCH_TTL_MS = 10 * 60_000
@@ -468,15 +469,8 @@ export async function postScore(sql: Sql, tool: ToolRow, courseId: string, taskI
               ${shown ? (score.comment ?? null) : null}, ${shown ? 'GRADED' : 'SUBMITTED'}, ${late}, ${now}, ${shown ? now : null},
               ${held ? value : null}, ${held ? (score.comment ?? null) : null}, ${held ? now : null})`
     if (shown) {
-      await notify(
-        tx,
-        [score.userId],
-        {
-          actionPath: `/courses/${courseId}?taskId=${taskId}`,
-          params: { kind: 'SUBMISSION_GRADED', subject: 'TASK', courseId, courseTitle: null, title: task.title, score: value! },
-        },
-        { now, channels },
-      )
+      const params: GradedParams = { kind: 'SUBMISSION_GRADED', subject: 'TASK', courseId, courseTitle: null, title: task.title, score: value! }
+      await notify(tx, [score.userId], { actionPath: linkOf(params, { itemId: taskId }), params }, { now, channels })
     }
     return true
   })

@@ -3,6 +3,7 @@ import { announceAt } from './bus.ts'
 import type { Channel } from './channel.ts'
 import { notify } from './notify.ts'
 import { DIGEST_CHANNEL } from './preferences.ts'
+import { linkOf, type SubmittedParams } from './types.ts'
 
 /**
  * A student handed something in (issue 29.10): the course's teachers (owner and co-teachers)
@@ -28,12 +29,8 @@ export async function notifySubmissionReceived(
   now: Date,
   channels: readonly Channel[],
 ) {
-  const actionPath =
-    s.subject === 'TASK'
-      ? `/courses/${s.course.id}?taskId=${s.item.id}`
-      : `/courses/${s.course.id}/manage?tab=grading&experimentId=${s.item.id}&student=${s.submission.studentId}`
-  const params = {
-    kind: 'SUBMISSION_RECEIVED' as const,
+  const params: SubmittedParams = {
+    kind: 'SUBMISSION_RECEIVED',
     subject: s.subject,
     courseId: s.course.id,
     courseTitle: s.course.title,
@@ -43,6 +40,7 @@ export async function notifySubmissionReceived(
     student: s.submission.studentName,
     late: s.submission.late,
   }
+  const actionPath = linkOf(params, { studentId: s.submission.studentId })
   await tx`select pg_advisory_xact_lock(hashtextextended(${'hand-in digest ' + s.item.id}, 0))`
   const teachers = await tx<{ user_id: string; digest: boolean }[]>`
     with t as (select c.teacher_id as user_id from courses c where c.id = ${s.course.id}

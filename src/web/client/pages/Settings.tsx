@@ -6,6 +6,7 @@ import en from '../i18n/messages/en/settings.ts'
 import zh from '../i18n/messages/zh-CN/settings.ts'
 import { usePageTitle } from '../layout/usePageTitle.ts'
 import { useMe } from '../queries.ts'
+import type { Notification } from '../types.ts'
 import { Checkbox } from '../ui/form.tsx'
 import { LanguageSwitcher } from '../ui/LanguageSwitcher.tsx'
 import { ErrorNotice, QueryView, Success } from '../ui/Notice.tsx'
@@ -13,7 +14,8 @@ import { AccountSection } from './account/AccountSection.tsx'
 
 const NS = defineMessages('settings', en, zh)
 
-type EmailType = 'HOMEWORK_REMINDER' | 'SUBMISSION_GRADED' | 'ANNOUNCEMENT' | 'SUBMISSION_RECEIVED' | 'COMMENT_REPLY' | 'PRIVATE_COMMENT'
+/** The server's notification types (src/modules/notifications/types.ts). */
+type EmailType = Notification['type']
 interface Preferences {
   email: Record<EmailType, boolean>
 }
