@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { AppError } from '../../src/http/errors.ts'
 import { LocalDiskStorage } from '../../src/storage/local-disk.ts'
 import type { FileStorage } from '../../src/storage/storage.ts'
-import { BACKENDS, discardStorage, filesUnder, sampleBytes, storageFor } from './helpers.ts'
+import { BACKENDS, discardStorage, filesUnder, sampleBytes, sampleStream, storageFor } from './helpers.ts'
 
 /** The FileStorage contract, on local disk and on a bucket of a real s3rver process. */
 const made: FileStorage[] = []
@@ -21,17 +21,7 @@ const keysOf = async (s: FileStorage) => {
 }
 const bytesOf = async (body: Blob | ReadableStream<Uint8Array> | null) => new Uint8Array(await new Response(body).arrayBuffer())
 
-function streamOf(total: number, chunk = 64 * 1024): ReadableStream<Uint8Array<ArrayBuffer>> {
-  let sent = 0
-  return new ReadableStream({
-    pull(c) {
-      if (sent >= total) return c.close()
-      const n = Math.min(chunk, total - sent)
-      c.enqueue(sampleBytes(n, sent))
-      sent += n
-    },
-  })
-}
+const streamOf = (total: number) => sampleStream(total, 64 * 1024)
 
 describe.each(BACKENDS)('%s storage', (backend) => {
   test('put, open (whole and a range), list, remove', async () => {

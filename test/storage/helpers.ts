@@ -104,3 +104,16 @@ export async function download(ctx: TestContext, path: string, token?: string, h
   if ((res.headers.get('content-type') ?? '').includes('application/json')) json = JSON.parse(new TextDecoder().decode(bytes))
   return { status: res.status, headers: res.headers, bytes, json }
 }
+
+/** A stream of `total` sample bytes in `chunk`-sized pieces, like a request body without Content-Length. */
+export function sampleStream(total: number, chunk: number): ReadableStream<Uint8Array<ArrayBuffer>> {
+  let sent = 0
+  return new ReadableStream({
+    pull(c) {
+      if (sent >= total) return c.close()
+      const n = Math.min(chunk, total - sent)
+      c.enqueue(sampleBytes(n, sent))
+      sent += n
+    },
+  })
+}

@@ -7,7 +7,7 @@ import { contentDisposition, parseRange } from '../../src/storage/download.ts'
 import { LocalDiskStorage } from '../../src/storage/local-disk.ts'
 import { cleanContentType, cleanFileName } from '../../src/storage/upload.ts'
 import { uniq } from '../support/harness.ts'
-import { filesUnder, sampleBytes } from './helpers.ts'
+import { filesUnder, sampleBytes, sampleStream } from './helpers.ts'
 
 const roots: string[] = []
 const freshStorage = () => {
@@ -19,18 +19,7 @@ afterAll(async () => {
   for (const r of roots) await rm(r, { recursive: true, force: true })
 })
 
-/** A stream of `total` bytes in `chunk`-sized pieces, like a request body without Content-Length. */
-function streamOf(total: number, chunk = 1000): ReadableStream<Uint8Array<ArrayBuffer>> {
-  let sent = 0
-  return new ReadableStream({
-    pull(c) {
-      if (sent >= total) return c.close()
-      const n = Math.min(chunk, total - sent)
-      c.enqueue(sampleBytes(n, sent))
-      sent += n
-    },
-  })
-}
+const streamOf = (total: number) => sampleStream(total, 1000)
 
 describe('LocalDiskStorage', () => {
   test('put stores the bytes under a generated, sharded key; open returns them; remove deletes them', async () => {

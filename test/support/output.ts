@@ -14,3 +14,11 @@ export function collectOutput(proc: { stdout: unknown; stderr: unknown }): () =>
   void drain(proc.stderr as ReadableStream<Uint8Array>)
   return () => out
 }
+
+/** `url` pointed at 127.0.0.1:`port` (the same database and user, through a pooler or a replica started by a test). */
+export function onLocalPort(url: string, port: number): string {
+  const u = new URL(url)
+  u.hostname = '127.0.0.1'
+  u.port = String(port)
+  return u.toString()
+}

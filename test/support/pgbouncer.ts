@@ -2,7 +2,7 @@ import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { collectOutput } from './output.ts'
+import { collectOutput, onLocalPort } from './output.ts'
 import { freePort } from './processes.ts'
 import { waitFor } from './wait.ts'
 
@@ -81,12 +81,7 @@ export async function startPgBouncer(opts: { serverPoolSize?: number } = {}): Pr
   }
   return {
     port,
-    through(url: string) {
-      const u = new URL(url)
-      u.hostname = '127.0.0.1'
-      u.port = String(port)
-      return u.toString()
-    },
+    through: (url: string) => onLocalPort(url, port),
     output,
     stop,
   }

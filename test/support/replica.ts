@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { freePort } from './processes.ts'
+import { collectOutput, onLocalPort } from './output.ts'
 import { waitFor } from './wait.ts'
 
 /** Debian's PostgreSQL binaries (the version of the local server; REPLICA_PG_BIN overrides). */
@@ -72,17 +73,10 @@ export async function startReplica(): Promise<Replica> {
       await chown(file, uid, gid)
     }
   }
-  let out = ''
+  // One collector per start (the tests stop and start the replica again).
+  const outputs: (() => string)[] = []
+  const output = () => outputs.map((o) => o()).join('')
   let proc: ReturnType<typeof Bun.spawn> | undefined
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    const dec = new TextDecoder()
-    const reader = s.getReader()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      out += dec.decode(value, { stream: true })
-    }
-  }
   const url = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`
   const answers = async () => {
     const probe = postgres(url('postgres'), { max: 1, connect_timeout: 1, onnotice: () => {} })
@@ -106,12 +100,11 @@ export async function startReplica(): Promise<Replica> {
       ]),
       { stdout: 'pipe', stderr: 'pipe' },
     )
-    void drain(proc.stdout as ReadableStream<Uint8Array>)
-    void drain(proc.stderr as ReadableStream<Uint8Array>)
+    outputs.push(collectOutput(proc))
     const p = proc
     await waitFor(
       async () => {
-        if (p.exitCode !== null) throw new Error(`the replica's postgres exited with ${p.exitCode}:\n${out}`)
+        if (p.exitCode !== null) throw new Error(`the replica's postgres exited with ${p.exitCode}:\n${output()}`)
         return answers()
       },
       { timeoutMs: 30_000, intervalMs: 100, what: 'the replica to accept connections' },
@@ -133,12 +126,7 @@ export async function startReplica(): Promise<Replica> {
   const primary = postgres(adminUrl.toString(), { max: 1, onnotice: () => {} })
   return {
     port,
-    through(u: string) {
-      const x = new URL(u)
-      x.hostname = '127.0.0.1'
-      x.port = String(port)
-      return x.toString()
-    },
+    through: (u: string) => onLocalPort(u, port),
     admin,
     stop,
     start,
@@ -159,7 +147,7 @@ export async function startReplica(): Promise<Replica> {
       await stop()
       await rm(dir, { recursive: true, force: true })
     },
-    output: () => out,
+    output,
   }
 }
 

@@ -14,7 +14,7 @@ export function analyticsRoutes(deps: Deps) {
   // Every chart reads through the replica when one is configured (issue 55).
   return new Elysia({ prefix: '/courses/:courseId/analytics', tags: ['Analytics'] })
     .use(authPlugin(deps))
-    .get('/tasks/:taskId/scores', async ({ course, params, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => service.scoreDistribution(db, course.id, params.taskId))), {
+    .get('/tasks/:taskId/scores', async ({ course, params, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => service.scoreDistribution(db, course.id, params.taskId, sql))), {
       course: 'teacher',
       params: task,
       response: { 200: envelope(ScoreDistribution) },
@@ -23,7 +23,7 @@ export function analyticsRoutes(deps: Deps) {
         description: "Students of the course by their newest sheet's released score, in ten buckets of ten points; held grades (MANUAL release) count as ungraded. Material to read → 404.",
       },
     })
-    .get('/tasks/:taskId/timeline', async ({ course, params, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => service.handInTimeline(db, course.id, params.taskId, clock.now()))), {
+    .get('/tasks/:taskId/timeline', async ({ course, params, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => service.handInTimeline(db, course.id, params.taskId, clock.now(), sql))), {
       course: 'teacher',
       params: task,
       response: { 200: envelope(HandInTimeline) },
@@ -32,7 +32,7 @@ export function analyticsRoutes(deps: Deps) {
         description: 'Per UTC day, the students who first handed in that day (on time or late against the current due time); the students with no hand-in are `missing` once the due time has passed, `notYet` before.',
       },
     })
-    .get('/tasks/:taskId/questions', async ({ course, params, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => service.questionCorrectness(db, course.id, params.taskId))), {
+    .get('/tasks/:taskId/questions', async ({ course, params, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => service.questionCorrectness(db, course.id, params.taskId, sql))), {
       course: 'teacher',
       params: task,
       response: { 200: envelope(QuestionCorrectness) },
@@ -41,7 +41,7 @@ export function analyticsRoutes(deps: Deps) {
         description: "Over each student's newest sheet: a choice question's share exactly right among those who answered it; a short answer's points awarded ÷ possible over the scored ones. A task without questions answers an empty list.",
       },
     })
-    .get('/totals', async ({ course, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => service.totalsDistribution(db, course.id))), {
+    .get('/totals', async ({ course, writeLsn }) => ok(await onReplica(deps, writeLsn, (db) => service.totalsDistribution(db, course.id, sql))), {
       course: 'teacher',
       params: CourseParams,
       response: { 200: envelope(TotalsDistribution) },

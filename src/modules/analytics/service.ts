@@ -30,9 +30,10 @@ const SNAPSHOT = 'isolation level repeatable read read only'
  * A chart's answer from `analytics_chart_cache` (sql/060) when it was computed at the course's
  * current gradebook version (sql/030), which every input of a chart raises; `build` runs
  * otherwise, in the snapshot the version was read in, and its answer is kept for that version.
- * A hit is one keyed read however large the course.
+ * A hit is one keyed read however large the course. `sql` may be the read replica
+ * (src/db/replica.ts); the answer is kept through `store`, the primary (a replica is read-only).
  */
-export async function cachedChart<T>(sql: Sql, courseId: string, chart: string, subject: string, build: (tx: TxSql) => Promise<T>): Promise<T> {
+export async function cachedChart<T>(sql: Sql, courseId: string, chart: string, subject: string, build: (tx: TxSql) => Promise<T>, store: Sql = sql): Promise<T> {
   const got = await sql.begin(SNAPSHOT, async (tx) => {
     const [row] = await tx<{ version: string; data: T | null }[]>`
       select v.version::text as version, c.data
@@ -44,17 +45,17 @@ export async function cachedChart<T>(sql: Sql, courseId: string, chart: string, 
   // Kept outside the read-only snapshot; only forwards, so a slower reader of an older version
   // does not replace a newer entry. A course deleted meanwhile keeps nothing.
   if (got.version !== null)
-    await sql`
+    await store`
       insert into analytics_chart_cache as c (course_id, chart, subject, version, data)
-      select ${courseId}, ${chart}, ${subject}, ${got.version}::bigint, ${sql.json(got.data as any)}
+      select ${courseId}, ${chart}, ${subject}, ${got.version}::bigint, ${store.json(got.data as any)}
        where exists (select 1 from courses k where k.id = ${courseId})
       on conflict (course_id, chart, subject) do update set version = excluded.version, data = excluded.data
        where c.version < excluded.version`
   return got.data
 }
 
-export function scoreDistribution(sql: Sql, courseId: string, taskId: string) {
-  return cachedChart(sql, courseId, 'scores', taskId, (tx) => computeScoreDistribution(tx, courseId, taskId))
+export function scoreDistribution(sql: Sql, courseId: string, taskId: string, store: Sql = sql) {
+  return cachedChart(sql, courseId, 'scores', taskId, (tx) => computeScoreDistribution(tx, courseId, taskId), store)
 }
 
 /** The score distribution straight from the sheets (what the cache keeps). */
@@ -71,10 +72,10 @@ export async function computeScoreDistribution(sql: TxSql, courseId: string, tas
   }
 }
 
-export async function handInTimeline(sql: Sql, courseId: string, taskId: string, now: Date) {
+export async function handInTimeline(sql: Sql, courseId: string, taskId: string, now: Date, store: Sql = sql) {
   // Cached without `now`: whether the students without a hand-in are missing or not yet is
   // decided here, at each read (a due time passes without any write).
-  const t = await cachedChart(sql, courseId, 'timeline', taskId, (tx) => computeHandIns(tx, courseId, taskId))
+  const t = await cachedChart(sql, courseId, 'timeline', taskId, (tx) => computeHandIns(tx, courseId, taskId), store)
   const without = Math.max(0, t.students - t.onTime - t.late)
   const past = t.dueAt !== null && isLate(now, new Date(t.dueAt))
   return { ...t, missing: past ? without : 0, notYet: past ? 0 : without }
@@ -95,8 +96,8 @@ export async function computeHandIns(sql: TxSql, courseId: string, taskId: strin
   }
 }
 
-export function questionCorrectness(sql: Sql, courseId: string, taskId: string) {
-  return cachedChart(sql, courseId, 'questions', taskId, (tx) => computeQuestionCorrectness(tx, courseId, taskId))
+export function questionCorrectness(sql: Sql, courseId: string, taskId: string, store: Sql = sql) {
+  return cachedChart(sql, courseId, 'questions', taskId, (tx) => computeQuestionCorrectness(tx, courseId, taskId), store)
 }
 
 /** The per-question shares straight from the sheets (what the cache keeps). */
@@ -120,8 +121,8 @@ export async function computeQuestionCorrectness(sql: TxSql, courseId: string, t
   }
 }
 
-export function totalsDistribution(sql: Sql, courseId: string) {
-  return cachedChart(sql, courseId, 'totals', courseId, (tx) => computeTotalsDistribution(tx, courseId))
+export function totalsDistribution(sql: Sql, courseId: string, store: Sql = sql) {
+  return cachedChart(sql, courseId, 'totals', courseId, (tx) => computeTotalsDistribution(tx, courseId), store)
 }
 
 /** The totals' distribution straight from grade_totals (what the cache keeps). */
