@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import type { Keyboard, Page } from 'playwright-core'
+import type { Keyboard, Locator, Page } from 'playwright-core'
 import { courseWithEssay, createTask } from '../learning/helpers.ts'
 import { formOf } from '../storage/helpers.ts'
 import { signUp, uniq, type Account } from '../support/harness.ts'
@@ -79,6 +79,12 @@ async function seedStudents(deps: Deps, n: number): Promise<Account[]> {
   )
 }
 
+/** Fills level `level` of criterion `criterion` in a rubric editor: its title and points. */
+async function fillLevel(editor: Locator, criterion: number, level: number, title: string, points: number) {
+  await editor.getByLabel(`Criterion ${criterion}, level ${level}: title`).fill(title)
+  await editor.getByLabel(`Criterion ${criterion}, level ${level}: points`).fill(String(points))
+}
+
 /** The element with the focus is in the first criterion of the rubric form named `name`. */
 const firstCriterionFocused = (page: Page, name: string) =>
   page.waitForFunction((n) => {
@@ -125,17 +131,12 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
     await editor.getByRole('button', { name: 'Move criterion 2 up' }).click()
     expect(await editor.getByLabel('Criterion 1: title').inputValue()).toBe('Argument')
     await editor.getByLabel('Criterion 1: description').fill('Claims backed by evidence')
-    await editor.getByLabel('Criterion 1, level 1: title').fill('Beginning')
-    await editor.getByLabel('Criterion 1, level 1: points').fill('0')
-    await editor.getByLabel('Criterion 1, level 2: title').fill('Exemplary')
-    await editor.getByLabel('Criterion 1, level 2: points').fill('6')
+    await fillLevel(editor, 1, 1, 'Beginning', 0)
+    await fillLevel(editor, 1, 2, 'Exemplary', 6)
     await editor.getByRole('button', { name: 'Add a level to criterion 2' }).click()
-    await editor.getByLabel('Criterion 2, level 1: title').fill('Elegant')
-    await editor.getByLabel('Criterion 2, level 1: points').fill('4')
-    await editor.getByLabel('Criterion 2, level 2: title').fill('Rough')
-    await editor.getByLabel('Criterion 2, level 2: points').fill('0')
-    await editor.getByLabel('Criterion 2, level 3: title').fill('Clear')
-    await editor.getByLabel('Criterion 2, level 3: points').fill('2')
+    await fillLevel(editor, 2, 1, 'Elegant', 4)
+    await fillLevel(editor, 2, 2, 'Rough', 0)
+    await fillLevel(editor, 2, 3, 'Clear', 2)
     // Elegant goes last: down, and down again.
     await editor.getByRole('button', { name: 'Move level 1 of criterion 2 down' }).click()
     await editor.getByRole('button', { name: 'Move level 2 of criterion 2 down' }).click()
@@ -157,9 +158,11 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
       { title: 'Style', levels: [['Rough', 0], ['Clear', 2], ['Elegant', 4]] },
     ])
     expect(saved.data.rubric.criteria[0].description).toBe('Claims backed by evidence')
-    // Saved again unchanged, the ids stay (graded sheets keep pointing at their levels).
+    // Saved again unchanged, the ids stay (graded sheets keep pointing at their levels). "Rubric
+    // saved." is still shown from the first save: wait for the second save's answer itself.
+    const resaved = p.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith(`/tasks/${essay.id}/rubric`))
     await editor.getByRole('button', { name: 'Save rubric' }).click()
-    await editor.getByText('Rubric saved.').waitFor()
+    expect((await resaved).status()).toBe(200)
     const again = await api.get(`${base}/tasks/${essay.id}`, { token: teacher.token })
     expect(again.data.rubric.criteria.map((c: any) => c.id)).toEqual(saved.data.rubric.criteria.map((c: any) => c.id))
 
@@ -178,10 +181,8 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
     await quizEditor.getByRole('button', { name: 'Add a criterion' }).click()
     await quizEditor.getByLabel('Criterion 1: title').fill('Reasoning')
     expect(await quizEditor.getByLabel('Criterion 1: question it grades').inputValue()).toBe(shortQ!.id)
-    await quizEditor.getByLabel('Criterion 1, level 1: title').fill('Weak')
-    await quizEditor.getByLabel('Criterion 1, level 1: points').fill('1')
-    await quizEditor.getByLabel('Criterion 1, level 2: title').fill('Strong')
-    await quizEditor.getByLabel('Criterion 1, level 2: points').fill('5')
+    await fillLevel(quizEditor, 1, 1, 'Weak', 1)
+    await fillLevel(quizEditor, 1, 2, 'Strong', 5)
     await expectAccessible(p, 'rubric editor (quiz)')
     await quizEditor.getByRole('button', { name: 'Save rubric' }).click()
     await quizEditor.getByText('Rubric saved.').waitFor()
@@ -194,10 +195,8 @@ describe.skipIf(!hasChromium)('rubrics in the web app (Chromium)', () => {
     const labEditor = p.getByRole('form', { name: 'Rubric of Prism lab' })
     await labEditor.getByRole('button', { name: 'Add a criterion' }).click()
     await labEditor.getByLabel('Criterion 1: title').fill('Method')
-    await labEditor.getByLabel('Criterion 1, level 1: title').fill('Sketchy')
-    await labEditor.getByLabel('Criterion 1, level 1: points').fill('1')
-    await labEditor.getByLabel('Criterion 1, level 2: title').fill('Careful')
-    await labEditor.getByLabel('Criterion 1, level 2: points').fill('4')
+    await fillLevel(labEditor, 1, 1, 'Sketchy', 1)
+    await fillLevel(labEditor, 1, 2, 'Careful', 4)
     await labEditor.getByRole('button', { name: 'Save rubric' }).click()
     await labEditor.getByText('Rubric saved.').waitFor()
     const l = await api.get(`/courses/${courseId}/experiments/${lab.data.id}`, { token: teacher.token })
